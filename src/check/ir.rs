@@ -1,0 +1,298 @@
+//! The checked program: names resolved to indices, types and arities verified,
+//! every variable bound, strata computed. This is what the planner (and the test
+//! suite's reference evaluator) consume; nothing downstream looks at the syntax tree.
+
+use crate::diag::{SourceMap, Span};
+
+pub type RelId = usize;
+pub type VarId = usize;
+pub type BlockId = usize;
+
+/// A value in a tuple: numbers as themselves, symbols as their index in [`Symbols`].
+pub type Value = i32;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    Number,
+    Symbol,
+}
+
+impl Type {
+    pub fn name(self) -> &'static str {
+        match self {
+            Type::Number => "number",
+            Type::Symbol => "symbol",
+        }
+    }
+}
+
+/// How a relation gets its contents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RelKind {
+    /// Defined by facts, inputs and rules, evaluated to its least fixpoint.
+    Plain,
+    /// Declared with `.decl` inside a fixpoint block: only ever grows from round to round.
+    Accumulating,
+    /// Declared with `.view` inside a fixpoint block: recomputed each round.
+    View,
+}
+
+#[derive(Clone, Debug)]
+pub struct Relation {
+    pub name: String,
+    pub columns: Vec<(String, Type)>,
+    pub kind: RelKind,
+    /// The fixpoint block the relation was declared in.
+    pub block: Option<BlockId>,
+    pub input: bool,
+    pub output: bool,
+    pub span: Span,
+}
+
+impl Relation {
+    pub fn arity(&self) -> usize {
+        self.columns.len()
+    }
+}
+
+/// A term in an atom.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Term {
+    Var(VarId),
+    Const(Value),
+    /// `_`: any value (in a negation: there is no tuple with any value here).
+    Wild,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl CmpOp {
+    pub fn eval(self, a: Value, b: Value) -> bool {
+        match self {
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+impl BinOp {
+    /// Wrapping 32-bit arithmetic; division or remainder by zero has no value
+    /// (the binding that needs it derives nothing).
+    pub fn eval(self, a: Value, b: Value) -> Option<Value> {
+        match self {
+            BinOp::Add => Some(a.wrapping_add(b)),
+            BinOp::Sub => Some(a.wrapping_sub(b)),
+            BinOp::Mul => Some(a.wrapping_mul(b)),
+            BinOp::Div => (b != 0).then(|| a.wrapping_div(b)),
+            BinOp::Rem => (b != 0).then(|| a.wrapping_rem(b)),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Expr {
+    Var(VarId),
+    Const(Value),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Neg(Box<Expr>),
+}
+
+impl Expr {
+    /// Evaluates with `lookup` giving each variable's value; `None` on division by zero.
+    pub fn eval(&self, lookup: &dyn Fn(VarId) -> Value) -> Option<Value> {
+        match self {
+            Expr::Var(v) => Some(lookup(*v)),
+            Expr::Const(c) => Some(*c),
+            Expr::Binary(op, a, b) => op.eval(a.eval(lookup)?, b.eval(lookup)?),
+            Expr::Neg(a) => Some(a.eval(lookup)?.wrapping_neg()),
+        }
+    }
+    pub fn vars(&self, out: &mut Vec<VarId>) {
+        match self {
+            Expr::Var(v) => {
+                if !out.contains(v) {
+                    out.push(*v)
+                }
+            }
+            Expr::Const(_) => {}
+            Expr::Binary(_, a, b) => {
+                a.vars(out);
+                b.vars(out);
+            }
+            Expr::Neg(a) => a.vars(out),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AggFunc {
+    Count,
+    Sum,
+    Min,
+    Max,
+}
+
+/// A body literal. Expressions inside atoms have been rewritten by the checker into
+/// fresh variables plus an `Eq` comparison, so atoms hold only variables, constants
+/// and wildcards.
+#[derive(Clone, Debug)]
+pub enum Literal {
+    Atom {
+        rel: RelId,
+        args: Vec<Term>,
+    },
+    Neg {
+        rel: RelId,
+        args: Vec<Term>,
+    },
+    /// A filter, or, for `x = e` / `e = x` with `x` not yet bound, an assignment.
+    Cmp {
+        lhs: Expr,
+        op: CmpOp,
+        rhs: Expr,
+    },
+    /// `result = func target : { body }`. `group` lists the body's variables that are
+    /// bound outside the aggregate (they must be, by the rest of the rule); every other
+    /// variable of the body is local to it. Wildcards in the body's atoms were turned
+    /// into local variables, so a count counts distinct matching tuples.
+    Agg {
+        result: VarId,
+        func: AggFunc,
+        target: Option<Expr>,
+        body: Vec<Literal>,
+        group: Vec<VarId>,
+    },
+}
+
+/// `@explain` template, split into text and variable references.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Piece {
+    Text(String),
+    /// `{var}` or `{var:format}`; the format name is interpreted by the client.
+    Var {
+        var: VarId,
+        format: Option<String>,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Rule {
+    pub head: RelId,
+    /// Head terms: variables or constants (head expressions became assignments).
+    pub head_args: Vec<Term>,
+    pub body: Vec<Literal>,
+    /// Variable names and types; fresh variables made by the checker are named `_N`.
+    pub vars: Vec<(String, Type)>,
+    /// `@label`, or `<relation>@<line>` when not given.
+    pub label: String,
+    pub explain: Option<Vec<Piece>>,
+    pub tier: u32,
+    pub block: Option<BlockId>,
+    pub span: Span,
+}
+
+/// A `.fixpoint` block, or a recursive component outside any block (which is
+/// evaluated the same way: for monotone rules inflationary and least fixpoint agree).
+#[derive(Clone, Debug)]
+pub struct Block {
+    /// Column holding the instance, for tiers.
+    pub key: Option<usize>,
+    /// Accumulating relations of the block, in declaration order.
+    pub state: Vec<RelId>,
+    /// View relations of the block, in an order where each view only uses earlier ones.
+    pub views: Vec<RelId>,
+    /// True for a `.fixpoint` block written by the user.
+    pub explicit: bool,
+    pub span: Span,
+}
+
+/// One step of the evaluation order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stratum {
+    /// A relation defined without recursion (from facts, inputs and lower strata).
+    Flat(RelId),
+    /// A block (explicit or a recursive component), evaluated by rounds.
+    Block(BlockId),
+}
+
+/// Interned strings. Symbol values are indices into this table.
+#[derive(Clone, Debug, Default)]
+pub struct Symbols {
+    names: Vec<String>,
+    index: std::collections::HashMap<String, Value>,
+}
+
+impl Symbols {
+    pub fn intern(&mut self, s: &str) -> Value {
+        if let Some(&v) = self.index.get(s) {
+            return v;
+        }
+        let v = self.names.len() as Value;
+        self.names.push(s.to_string());
+        self.index.insert(s.to_string(), v);
+        v
+    }
+    pub fn lookup(&self, s: &str) -> Option<Value> {
+        self.index.get(s).copied()
+    }
+    pub fn name(&self, v: Value) -> &str {
+        self.names
+            .get(v as usize)
+            .map(|s| s.as_str())
+            .unwrap_or("<unknown symbol>")
+    }
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+/// A checked program.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub sources: SourceMap,
+    pub relations: Vec<Relation>,
+    /// Facts written in the program text.
+    pub facts: Vec<(RelId, Vec<Value>)>,
+    pub rules: Vec<Rule>,
+    pub blocks: Vec<Block>,
+    /// Evaluation order: every stratum only reads relations of earlier strata and its own.
+    pub strata: Vec<Stratum>,
+    pub symbols: Symbols,
+}
+
+impl Program {
+    pub fn relation(&self, name: &str) -> Option<RelId> {
+        self.relations.iter().position(|r| r.name == name)
+    }
+    /// Renders a tuple of a relation the way `.output` files show it.
+    pub fn format_value(&self, ty: Type, v: Value) -> String {
+        match ty {
+            Type::Number => v.to_string(),
+            Type::Symbol => self.symbols.name(v).to_string(),
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! Command-line front end: argument parsing and dispatch to the commands.
+
+mod args;
+mod engine;
+
+use args::Args;
+
+const USAGE: &str = "\
+sudolog: Datalog rules compiled onto differential dataflow; Sudoku as a first domain.
+
+Usage:
+  sudolog run PROGRAM.dl [-F FACTS_DIR] [-D OUTPUT_DIR|-] [-w N] [--stats]
+  sudolog check PROGRAM.dl...
+  sudolog help
+
+Engine options:
+  -w, --workers N      worker threads (default 1)
+  -n, --processes N    processes (timely), with -p/--process I and -h/--hostfile FILE
+";
+
+pub fn main(argv: Vec<String>) -> i32 {
+    let Some((cmd, rest)) = argv.split_first() else {
+        eprint!("{USAGE}");
+        return 2;
+    };
+    let args = match Args::parse(rest) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("sudolog {cmd}: {e}");
+            return 2;
+        }
+    };
+    let result = match cmd.as_str() {
+        "run" => engine::run(&args),
+        "check" => engine::check(&args),
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            Ok(0)
+        }
+        other => Err(format!("unknown command '{other}'\n{USAGE}")),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprint!(
+                "{}",
+                if e.ends_with('\n') {
+                    e
+                } else {
+                    format!("{e}\n")
+                }
+            );
+            1
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! A fixpoint block (or recursive component) as a differential `iterate`.
+//!
+//! In: the block's plan, the collections of lower strata, the inputs of its
+//! relations. Out: each state relation's final contents, the same tagged with the
+//! round each fact first appeared, each view's final contents, and explain events.
+//!
+//! Round i+1 of the block is timestamp i+1 of the iterative scope: every state
+//! relation is a `Variable` holding S_i, views are computed from S_i in the same
+//! timestamp, and S_{i+1} = S_i ∪ inputs ∪ (derivations allowed by tier gating).
+//! Because state only grows, the inner timestamp of a fact's single `+1` difference
+//! is the round it first appeared: tagging data with it before leaving the scope
+//! yields (fact, round). Explain events accumulate the same way.
+
+use std::collections::HashMap;
+
+use differential_dataflow::collection::concatenate;
+use differential_dataflow::operators::iterate::VecVariable;
+use differential_dataflow::{AsCollection, VecCollection as Collection};
+use timely::dataflow::operators::vec::{Filter, Map};
+use timely::dataflow::Scope;
+use timely::order::Product;
+
+use super::pipeline::{render_rule, Env, KeyArr};
+use super::row::{row, Row};
+use crate::check::ir::RelId;
+use crate::plan::RulePlan;
+
+type Inner = Product<u64, u64>;
+
+/// What leaves a block.
+pub struct BlockOut<'s> {
+    /// (relation, final contents, contents tagged with first round); views have round 0.
+    pub rels: Vec<(
+        RelId,
+        Collection<'s, u64, Row>,
+        Collection<'s, u64, (Row, u32)>,
+    )>,
+    /// ((head, [rule, bindings...]), round).
+    pub events: Option<Collection<'s, u64, ((Row, Row), u32)>>,
+}
+
+pub struct BlockSpec<'p> {
+    pub key: Option<usize>,
+    pub state: &'p [RelId],
+    pub views: &'p [(RelId, Vec<RulePlan>)],
+    pub rules: &'p [RulePlan],
+    pub tiers: &'p [u32],
+    /// Relations outside the block that its rules read.
+    pub reads: Vec<RelId>,
+    pub explain: bool,
+    pub max_rounds: Option<u32>,
+}
+
+/// `rows` minus those whose `key` appears in `keys`.
+fn antijoin<'s>(
+    rows: Collection<'s, Inner, Row>,
+    keys: KeyArr<'s, Inner>,
+    key: impl Fn(&Row) -> Row + 'static,
+) -> Collection<'s, Inner, Row> {
+    let keyed = rows.map(move |r| (key(&r), r));
+    let matched = keyed.clone().join_core(keys, |k, v, &()| Some((*k, *v)));
+    keyed.concat(matched.negate()).map(|(_, r)| r)
+}
+
+/// Drops differences at rounds >= `limit`, so a variable stops after `limit` rounds.
+fn limit<'s, D: Clone + 'static>(
+    c: Collection<'s, Inner, D>,
+    limit: Option<u32>,
+) -> Collection<'s, Inner, D> {
+    match limit {
+        None => c,
+        Some(k) => c
+            .inner
+            .filter(move |(_, t, _)| t.inner < k as u64)
+            .as_collection(),
+    }
+}
+
+pub fn render_block<'s>(
+    env: &mut Env<'s, u64>,
+    scope: Scope<'s, u64>,
+    inputs: &HashMap<RelId, Collection<'s, u64, Row>>,
+    spec: BlockSpec<'_>,
+) -> BlockOut<'s> {
+    scope.iterative::<u64, _, _>(|inner| {
+        let mut ienv = Env::new(env.unit.clone().enter(inner), env.arities.clone());
+        for r in &spec.reads {
+            ienv.rels.insert(*r, env.rels[r].clone().enter(inner));
+        }
+        let step = Product::new(Default::default(), 1);
+        let mut vars = Vec::new();
+        for &s in spec.state {
+            let (var, cur) = VecVariable::<Inner, Row, isize>::new(inner, step);
+            ienv.rels.insert(s, cur.clone());
+            vars.push((s, var, cur));
+        }
+        for (v, rules) in spec.views {
+            let mut parts = vec![inputs[v].clone().enter(inner)];
+            for rp in rules {
+                parts.push(render_rule(&mut ienv, rp).0);
+            }
+            ienv.rels.insert(*v, concatenate(inner, parts).distinct());
+        }
+
+        // Derivations per (relation, tier), and explained ones per rule.
+        let mut heads: HashMap<(RelId, u32), Vec<Collection<'_, Inner, Row>>> = HashMap::new();
+        let mut explained: Vec<(RelId, u32, Collection<'_, Inner, (Row, Row)>)> = Vec::new();
+        for rp in spec.rules {
+            let (h, ev) = render_rule(&mut ienv, rp);
+            heads.entry((rp.head, rp.tier)).or_default().push(h);
+            if let (Some(ev), true) = (ev, spec.explain) {
+                explained.push((rp.head, rp.tier, ev));
+            }
+        }
+        let gated = spec.tiers.len() > 1;
+        let key = spec.key;
+        let instance = move |r: &Row| match key {
+            Some(k) => row(&[r[k]]),
+            None => row(&[]),
+        };
+
+        // allowed[(s, t)]: facts new in this round that tier t may add.
+        let mut allowed: HashMap<(RelId, u32), Collection<'_, Inner, Row>> = HashMap::new();
+        let mut additions: HashMap<RelId, Vec<Collection<'_, Inner, Row>>> = HashMap::new();
+        if gated || !explained.is_empty() {
+            let mut blocked: Option<Collection<'_, Inner, Row>> = None;
+            for &t in spec.tiers {
+                let mut instances = Vec::new();
+                let blocked_arr = blocked.clone().map(|b| b.distinct().arrange_by_self());
+                for &s in spec.state {
+                    let Some(hs) = heads.get(&(s, t)) else {
+                        continue;
+                    };
+                    let arity = env.arities[s];
+                    let all: Vec<usize> = (0..arity).collect();
+                    let state_arr = ienv.keys_pub(s, &all);
+                    let new = antijoin(concatenate(inner, hs.clone()), state_arr, |r| *r);
+                    instances.push(new.clone().map(move |r| instance(&r)));
+                    let ok = match (&blocked_arr, gated) {
+                        (Some(b), true) => antijoin(new, b.clone(), move |r| instance(r)),
+                        _ => new,
+                    };
+                    allowed.insert((s, t), ok.clone());
+                    additions.entry(s).or_default().push(ok);
+                }
+                if gated {
+                    let mut all = instances;
+                    if let Some(b) = blocked.take() {
+                        all.push(b);
+                    }
+                    blocked = Some(concatenate(inner, all));
+                }
+            }
+        } else {
+            for ((s, _), hs) in heads.iter() {
+                additions.entry(*s).or_default().extend(hs.iter().cloned());
+            }
+        }
+
+        let mut rels = Vec::new();
+        for (s, var, cur) in vars {
+            let mut parts = vec![cur.clone(), inputs[&s].clone().enter(inner)];
+            parts.extend(additions.remove(&s).unwrap_or_default());
+            let next = limit(concatenate(inner, parts).distinct(), spec.max_rounds);
+            var.set(next);
+            let tagged = cur
+                .inner
+                .clone()
+                .map(|(r, t, d): (Row, Inner, isize)| ((r, t.inner as u32), t, d))
+                .as_collection()
+                .leave(scope);
+            rels.push((s, cur.leave(scope), tagged));
+        }
+        for (v, _) in spec.views {
+            let c = ienv.rels[v].clone();
+            rels.push((
+                *v,
+                c.clone().leave(scope),
+                c.map(|r| (r, 0u32)).leave(scope),
+            ));
+        }
+
+        let events = if explained.is_empty() {
+            None
+        } else {
+            // One event per new fact: the least (rule, bindings) that derived it.
+            let mut by_rel: HashMap<RelId, Vec<Collection<'_, Inner, (Row, Row)>>> = HashMap::new();
+            for (s, t, ev) in explained {
+                let ok = allowed[&(s, t)].clone();
+                by_rel.entry(s).or_default().push(ev.semijoin(ok));
+            }
+            let mut all = Vec::new();
+            for (_, evs) in by_rel {
+                let chosen = concatenate(inner, evs).reduce_named(
+                    "FirstReason",
+                    |_head, input: &[(&Row, isize)], out| {
+                        if let Some((b, _)) = input.iter().find(|(_, d)| *d > 0) {
+                            out.push((**b, 1));
+                        }
+                    },
+                );
+                all.push(chosen);
+            }
+            let (var, acc) = VecVariable::<Inner, (Row, Row), isize>::new(inner, step);
+            let next = limit(
+                concatenate(inner, all).concat(acc.clone()).distinct(),
+                spec.max_rounds,
+            );
+            var.set(next);
+            Some(
+                acc.inner
+                    .map(|(e, t, d): ((Row, Row), Inner, isize)| ((e, t.inner as u32), t, d))
+                    .as_collection()
+                    .leave(scope),
+            )
+        };
+        BlockOut { rels, events }
+    })
+}

@@ -1,0 +1,231 @@
+//! Rule bodies: a [`Pipeline`] rendered as a chain of maps, joins, antijoins and
+//! reduces over [`Row`]s, in any scope (the top level or a block's iterative scope).
+//!
+//! In: the collections of the relations a rule reads ([`Env::rels`]). Out: the rows
+//! of bound variables the pipeline ends with. Arrangements of relations are built on
+//! first use and shared through [`Env`], one per (relation, key columns).
+
+use std::collections::HashMap;
+
+use differential_dataflow::lattice::Lattice;
+use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
+use differential_dataflow::trace::implementations::{KeySpine, ValSpine};
+use differential_dataflow::VecCollection as Collection;
+use timely::progress::Timestamp;
+
+use super::row::{build, project, row, Row};
+use crate::check::ir::{AggFunc, RelId, Value};
+use crate::plan::{Pick, Pipeline, RulePlan, SExpr, Source, Step};
+
+pub type Diff = isize;
+pub type RowArr<'s, T> = Arranged<'s, TraceAgent<ValSpine<Row, Row, T, Diff>>>;
+pub type KeyArr<'s, T> = Arranged<'s, TraceAgent<KeySpine<Row, T, Diff>>>;
+
+/// What a scope knows: relation contents and the arrangements built so far.
+pub struct Env<'s, T: Timestamp + Lattice + Ord> {
+    pub rels: HashMap<RelId, Collection<'s, T, Row>>,
+    pub arities: Vec<usize>,
+    rows: HashMap<(RelId, Vec<usize>), RowArr<'s, T>>,
+    keys: HashMap<(RelId, Vec<usize>), KeyArr<'s, T>>,
+    pub unit: Collection<'s, T, Row>,
+}
+
+impl<'s, T: Timestamp + Lattice + Ord> Env<'s, T> {
+    pub fn new(unit: Collection<'s, T, Row>, arities: Vec<usize>) -> Self {
+        Env {
+            rels: HashMap::new(),
+            arities,
+            rows: HashMap::new(),
+            keys: HashMap::new(),
+            unit,
+        }
+    }
+
+    fn rel(&self, rel: RelId) -> Collection<'s, T, Row> {
+        self.rels
+            .get(&rel)
+            .expect("relations are rendered before they are read")
+            .clone()
+    }
+
+    /// `rel` arranged by `cols`, each entry's value the whole row.
+    fn rows(&mut self, rel: RelId, cols: &[usize]) -> RowArr<'s, T> {
+        if let Some(a) = self.rows.get(&(rel, cols.to_vec())) {
+            return a.clone();
+        }
+        let c = cols.to_vec();
+        let a = self
+            .rel(rel)
+            .map(move |r| (project(&c, &r), r))
+            .arrange_by_key_named("Rows");
+        self.rows.insert((rel, cols.to_vec()), a.clone());
+        a
+    }
+
+    /// The distinct projections of `rel` onto `cols`, arranged (shared).
+    pub fn keys_pub(&mut self, rel: RelId, cols: &[usize]) -> KeyArr<'s, T> {
+        self.keys(rel, cols)
+    }
+
+    /// The distinct projections of `rel` onto `cols`, arranged.
+    fn keys(&mut self, rel: RelId, cols: &[usize]) -> KeyArr<'s, T> {
+        if let Some(a) = self.keys.get(&(rel, cols.to_vec())) {
+            return a.clone();
+        }
+        let c = cols.to_vec();
+        let all = c.len() == self.arities[rel];
+        let projected = self.rel(rel).map(move |r| project(&c, &r));
+        // A relation is a set: projecting onto every column keeps it one.
+        let projected = if all { projected } else { projected.distinct() };
+        let a = projected.arrange_by_self_named("Keys");
+        self.keys.insert((rel, cols.to_vec()), a.clone());
+        a
+    }
+}
+
+fn key_of(probe: &[Pick], r: &Row) -> Row {
+    build(probe, r, &[])
+}
+
+fn eval(e: &SExpr, r: &Row) -> Option<Value> {
+    e.eval(r)
+}
+
+/// Renders a pipeline. `given` feeds a `Source::Given`.
+pub fn render_pipeline<'s, T: Timestamp + Lattice + Ord>(
+    env: &mut Env<'s, T>,
+    p: &Pipeline,
+    given: Option<Collection<'s, T, Row>>,
+) -> Collection<'s, T, Row> {
+    let mut rows = match &p.source {
+        Source::Scan { rel, filter, out } => {
+            let (filter, out) = (filter.clone(), out.clone());
+            let empty = [0; super::row::WIDTH];
+            env.rel(*rel)
+                .flat_map(move |r| filter.accepts(&r).then(|| build(&out, &empty, &r)))
+        }
+        Source::Unit => env.unit.clone(),
+        Source::Given => given.expect("a Given source gets rows"),
+    };
+    for step in &p.steps {
+        rows = match step {
+            Step::Join {
+                rel,
+                key_cols,
+                probe,
+                filter,
+                out,
+            } => {
+                let arr = env.rows(*rel, key_cols);
+                let (probe, filter, out) = (probe.clone(), filter.clone(), out.clone());
+                rows.map(move |r| (key_of(&probe, &r), r))
+                    .join_core(arr, move |_k, l, r| {
+                        filter.accepts(r).then(|| build(&out, l, r))
+                    })
+            }
+            Step::Antijoin {
+                rel,
+                key_cols,
+                probe,
+            } => {
+                let arr = env.keys(*rel, key_cols);
+                let probe = probe.clone();
+                let keyed = rows.map(move |r| (key_of(&probe, &r), r));
+                let matched = keyed.clone().join_core(arr, |k, v, &()| Some((*k, *v)));
+                keyed.concat(matched.negate()).map(|(_, r)| r)
+            }
+            Step::Filter { lhs, op, rhs } => {
+                let (lhs, op, rhs) = (lhs.clone(), *op, rhs.clone());
+                rows.filter(move |r| match (eval(&lhs, r), eval(&rhs, r)) {
+                    (Some(a), Some(b)) => op.eval(a, b),
+                    _ => false,
+                })
+            }
+            Step::Project { out } => {
+                let out = out.clone();
+                rows.map(move |r| build(&out, &r, &[]))
+            }
+            Step::Assign { expr, out } => {
+                let (expr, out) = (expr.clone(), out.clone());
+                rows.flat_map(move |r| eval(&expr, &r).map(|v| build(&out, &r, &[v])))
+            }
+            Step::Aggregate {
+                group,
+                func,
+                body,
+                target,
+                bound,
+                out,
+                body_group,
+            } => {
+                let g = group.clone();
+                let groups = rows.clone().map(move |r| project(&g, &r)).distinct();
+                let body_rows = render_pipeline(env, body, Some(groups.clone()));
+                let bg = body_group.clone();
+                let keyed = body_rows
+                    .map(move |r| (project(&bg, &r), Some(r)))
+                    .concat(groups.map(|g| (g, None)));
+                let (func, target) = (*func, target.clone());
+                let values = keyed.reduce_named(
+                    "Aggregate",
+                    move |_k, input: &[(&Option<Row>, Diff)], output| {
+                        let matches = input
+                            .iter()
+                            .filter(|(v, d)| v.is_some() && *d > 0)
+                            .map(|(v, _)| v.unwrap());
+                        let value = match func {
+                            AggFunc::Count => Some(matches.count() as Value),
+                            AggFunc::Sum => Some(
+                                matches
+                                    .filter_map(|r| eval(target.as_ref().unwrap(), &r))
+                                    .fold(0 as Value, |a, b| a.wrapping_add(b)),
+                            ),
+                            AggFunc::Min => matches
+                                .filter_map(|r| eval(target.as_ref().unwrap(), &r))
+                                .min(),
+                            AggFunc::Max => matches
+                                .filter_map(|r| eval(target.as_ref().unwrap(), &r))
+                                .max(),
+                        };
+                        if let Some(v) = value {
+                            output.push((row(&[v]), 1));
+                        }
+                    },
+                );
+                let arr = values.arrange_by_key_named("AggregateValues");
+                let (g, bound, out) = (group.clone(), *bound, out.clone());
+                rows.map(move |r| (project(&g, &r), r))
+                    .join_core(arr, move |_k, l, v| {
+                        if let Some(b) = bound {
+                            if l[b] != v[0] {
+                                return None;
+                            }
+                        }
+                        Some(build(&out, l, v))
+                    })
+            }
+        };
+    }
+    rows
+}
+
+/// Renders a rule: its head rows, and with explanations (head, [rule, bindings...]).
+pub fn render_rule<'s, T: Timestamp + Lattice + Ord>(
+    env: &mut Env<'s, T>,
+    rp: &RulePlan,
+) -> (
+    Collection<'s, T, Row>,
+    Option<Collection<'s, T, (Row, Row)>>,
+) {
+    let rows = render_pipeline(env, &rp.body, None);
+    let head = rp.head_out.clone();
+    match &rp.explain {
+        None => (rows.map(move |r| build(&head, &r, &[])), None),
+        Some(slots) => {
+            let mut picks = vec![Pick::Const(rp.rule as Value)];
+            picks.extend(slots.iter().map(|&s| Pick::Slot(s)));
+            let pairs = rows.map(move |r| (build(&head, &r, &[]), build(&picks, &r, &[])));
+            (pairs.clone().map(|(h, _)| h), Some(pairs))
+        }
+    }
+}

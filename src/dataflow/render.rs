@@ -1,0 +1,209 @@
+//! The whole plan in one worker's dataflow: inputs, strata in order, outputs.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use differential_dataflow::collection::concatenate;
+use differential_dataflow::input::{Input, InputSession};
+use differential_dataflow::{AsCollection, VecCollection as Collection};
+use timely::dataflow::operators::probe::Handle as ProbeHandle;
+use timely::dataflow::operators::Exchange;
+use timely::dataflow::Scope;
+
+use super::block::{render_block, BlockSpec};
+use super::pipeline::{render_rule, Env};
+use super::row::Row;
+use crate::check::ir::{Program, RelId};
+use crate::plan::{Pipeline, Plan, RulePlan, Source, Step, StratumPlan};
+
+/// Tag of explain events in [`Update`]s (relations use their id).
+pub const EVENT: u32 = u32::MAX;
+
+/// One change seen on worker 0: a relation's fact (`binds` unused) or an event.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Update {
+    pub tag: u32,
+    pub row: Row,
+    pub binds: Row,
+    pub round: u32,
+    pub diff: isize,
+}
+
+/// Where worker 0 collects the changes of the current commit.
+pub type Sink = Rc<RefCell<Vec<Update>>>;
+
+/// What to report.
+#[derive(Clone, Debug)]
+pub struct Outputs {
+    /// Per relation: report its changes.
+    pub observe: Vec<bool>,
+    pub max_rounds: Option<u32>,
+}
+
+/// Handles to a rendered dataflow.
+pub struct Dataflow {
+    /// One input per relation, in relation order.
+    pub inputs: Vec<InputSession<u64, Row, isize>>,
+    /// The unit relation: holds one empty row.
+    pub unit: InputSession<u64, Row, isize>,
+    pub probe: ProbeHandle<u64>,
+}
+
+fn reads(p: &Pipeline, out: &mut Vec<RelId>) {
+    if let Source::Scan { rel, .. } = &p.source {
+        out.push(*rel);
+    }
+    for s in &p.steps {
+        match s {
+            Step::Join { rel, .. } | Step::Antijoin { rel, .. } => out.push(*rel),
+            Step::Aggregate { body, .. } => reads(body, out),
+            _ => {}
+        }
+    }
+}
+
+/// Flat-stratum events: one per fact, the least (rule, bindings) deriving it.
+fn first_reasons<'s>(
+    evs: Vec<Collection<'s, u64, (Row, Row)>>,
+    scope: Scope<'s, u64>,
+) -> Collection<'s, u64, ((Row, Row), u32)> {
+    concatenate(scope, evs)
+        .reduce_named("FirstReason", |_h, input: &[(&Row, isize)], out| {
+            if let Some((b, _)) = input.iter().find(|(_, d)| *d > 0) {
+                out.push((**b, 1));
+            }
+        })
+        .map(|e| (e, 0u32))
+}
+
+/// Builds the dataflow for `plan` in `scope`; changes of observed relations and
+/// explain events go to `sink` on worker 0.
+pub fn render<'s>(
+    scope: Scope<'s, u64>,
+    program: &Program,
+    plan: &Plan,
+    outputs: &Outputs,
+    sink: Sink,
+) -> Dataflow {
+    let arities: Vec<usize> = program.relations.iter().map(|r| r.arity()).collect();
+    let (unit_in, unit) = scope.new_collection::<Row, isize>();
+    let mut inputs = Vec::new();
+    let mut input_colls: HashMap<RelId, Collection<'s, u64, Row>> = HashMap::new();
+    for r in 0..program.relations.len() {
+        let (i, c) = scope.new_collection::<Row, isize>();
+        inputs.push(i);
+        input_colls.insert(r, c);
+    }
+    let mut env = Env::new(unit, arities);
+    let mut outs: Vec<Collection<'s, u64, (u32, Row, Row, u32)>> = Vec::new();
+    let observe = |r: RelId| outputs.observe.get(r).copied().unwrap_or(false);
+    for stratum in &plan.strata {
+        match stratum {
+            StratumPlan::Flat { rel, rules } => {
+                let mut parts = vec![input_colls[rel].clone()];
+                let mut evs = Vec::new();
+                for rp in rules {
+                    let (h, ev) = render_rule(&mut env, rp);
+                    parts.push(h);
+                    if let (Some(ev), true) = (ev, plan.explain) {
+                        evs.push(ev);
+                    }
+                }
+                let coll = if rules.is_empty() {
+                    parts.pop().unwrap()
+                } else {
+                    concatenate(scope, parts).distinct()
+                };
+                if observe(*rel) {
+                    let tag = *rel as u32;
+                    outs.push(
+                        coll.clone()
+                            .map(move |r| (tag, r, [0; super::row::WIDTH], 0)),
+                    );
+                }
+                if !evs.is_empty() {
+                    outs.push(
+                        first_reasons(evs, scope).map(|((h, b), round)| (EVENT, h, b, round)),
+                    );
+                }
+                env.rels.insert(*rel, coll);
+            }
+            StratumPlan::Block {
+                key,
+                state,
+                views,
+                rules,
+                tiers,
+                ..
+            } => {
+                let mut read = Vec::new();
+                let all_rules: Vec<&RulePlan> = views
+                    .iter()
+                    .flat_map(|(_, r)| r.iter())
+                    .chain(rules.iter())
+                    .collect();
+                for rp in &all_rules {
+                    reads(&rp.body, &mut read);
+                }
+                read.sort();
+                read.dedup();
+                read.retain(|r| !state.contains(r) && !views.iter().any(|(v, _)| v == r));
+                let out = render_block(
+                    &mut env,
+                    scope,
+                    &input_colls,
+                    BlockSpec {
+                        key: *key,
+                        state,
+                        views,
+                        rules,
+                        tiers,
+                        reads: read,
+                        explain: plan.explain,
+                        max_rounds: outputs.max_rounds,
+                    },
+                );
+                for (rel, plain, tagged) in out.rels {
+                    if observe(rel) {
+                        let tag = rel as u32;
+                        outs.push(
+                            tagged.map(move |(r, round)| (tag, r, [0; super::row::WIDTH], round)),
+                        );
+                    }
+                    env.rels.insert(rel, plain);
+                }
+                if let Some(ev) = out.events {
+                    outs.push(ev.map(|((h, b), round)| (EVENT, h, b, round)));
+                }
+            }
+        }
+    }
+    let mut probe = ProbeHandle::new();
+    outs.push(
+        env.unit
+            .clone()
+            .map(|_| (EVENT - 1, [0; super::row::WIDTH], [0; super::row::WIDTH], 0))
+            .filter(|_| false),
+    );
+    let sink2 = sink.clone();
+    concatenate(scope, outs)
+        .inner
+        .exchange(|_| 0)
+        .as_collection()
+        .inspect(move |((tag, row, binds, round), _t, diff)| {
+            sink2.borrow_mut().push(Update {
+                tag: *tag,
+                row: *row,
+                binds: *binds,
+                round: *round,
+                diff: *diff,
+            })
+        })
+        .probe_with(&mut probe);
+    Dataflow {
+        inputs,
+        unit: unit_in,
+        probe,
+    }
+}

@@ -1,0 +1,105 @@
+//! Facts files in and relation files out, the way Soufflé reads and writes them.
+//!
+//! `.input rel` reads `<dir>/rel.facts`: one fact a line, columns separated by tabs,
+//! numbers in decimal, symbols as raw text. `.output rel` writes `<dir>/rel.csv` in
+//! the same form, sorted, without a header. A bad line is an error naming
+//! `file:line` (and the column number of the bad field).
+
+use std::path::Path;
+
+use crate::check::ir::{Program, RelId, Symbols, Type, Value};
+
+/// Parses the text of a facts file for `rel`.
+pub fn parse_facts(
+    program: &Program,
+    rel: RelId,
+    file: &str,
+    text: &str,
+    symbols: &mut Symbols,
+) -> Result<Vec<Vec<Value>>, String> {
+    let r = &program.relations[rel];
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if line.is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split('\t').collect();
+        if fields.len() != r.arity() {
+            return Err(format!(
+                "{}:{}: expected {} tab-separated column{} for '{}', found {}",
+                file,
+                i + 1,
+                r.arity(),
+                if r.arity() == 1 { "" } else { "s" },
+                r.name,
+                fields.len()
+            ));
+        }
+        let mut row = Vec::with_capacity(fields.len());
+        for (c, (f, (cname, ty))) in fields.iter().zip(&r.columns).enumerate() {
+            match ty {
+                Type::Number => match f.trim().parse::<i32>() {
+                    Ok(v) => row.push(v),
+                    Err(_) => {
+                        return Err(format!(
+                            "{}:{}: column {} ('{}') of '{}' must be a 32-bit number, found '{}'",
+                            file,
+                            i + 1,
+                            c + 1,
+                            cname,
+                            r.name,
+                            f
+                        ))
+                    }
+                },
+                Type::Symbol => row.push(symbols.intern(f)),
+            }
+        }
+        out.push(row);
+    }
+    Ok(out)
+}
+
+/// Reads `<dir>/<rel>.facts`.
+pub fn read_facts(
+    program: &Program,
+    rel: RelId,
+    dir: &Path,
+    symbols: &mut Symbols,
+) -> Result<Vec<Vec<Value>>, String> {
+    let path = dir.join(format!("{}.facts", program.relations[rel].name));
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {name}: {e}"))?;
+    parse_facts(program, rel, &name, &text, symbols)
+}
+
+/// Formats tuples the way `.output` writes them (sorted by value, tab-separated).
+pub fn format_rows(
+    program: &Program,
+    rel: RelId,
+    rows: &[Vec<Value>],
+    symbols: &Symbols,
+) -> String {
+    let r = &program.relations[rel];
+    let mut lines: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .zip(&r.columns)
+                .map(|(v, (_, ty))| match ty {
+                    Type::Number => v.to_string(),
+                    Type::Symbol => symbols.name(*v).to_string(),
+                })
+                .collect()
+        })
+        .collect();
+    lines.sort();
+    lines.dedup();
+    let mut out = String::new();
+    for l in lines {
+        out.push_str(&l.join("\t"));
+        out.push('\n');
+    }
+    out
+}

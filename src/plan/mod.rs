@@ -1,0 +1,669 @@
+//! Checked program -> plan.
+//!
+//! Each rule body becomes a linear pipeline over rows of bound variables ("slots"):
+//! a source (a scan of one relation, or the unit row), then steps that join,
+//! antijoin, filter, assign and aggregate, each followed by a projection onto the
+//! variables still needed. Joins name the relation and the columns they look up,
+//! so that the dataflow keeps one arrangement per (relation, key columns) and
+//! shares it between every rule that probes it. The plan knows nothing about
+//! timely or differential dataflow; `dataflow::render` turns it into operators, and
+//! `sudolog check` prints it.
+
+mod display;
+
+use std::collections::BTreeSet;
+
+use crate::check::ir::*;
+use crate::diag::Diagnostic;
+
+/// Where a value of an output row comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pick {
+    /// A slot of the incoming (probe) row.
+    Slot(usize),
+    /// A column of the other side: the joined relation's row, or the aggregate value (column 0).
+    Col(usize),
+    Const(Value),
+}
+
+/// An expression over slots of a row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SExpr {
+    Slot(usize),
+    Const(Value),
+    Binary(BinOp, Box<SExpr>, Box<SExpr>),
+    Neg(Box<SExpr>),
+}
+
+impl SExpr {
+    pub fn eval(&self, row: &[Value]) -> Option<Value> {
+        match self {
+            SExpr::Slot(s) => Some(row[*s]),
+            SExpr::Const(c) => Some(*c),
+            SExpr::Binary(op, a, b) => op.eval(a.eval(row)?, b.eval(row)?),
+            SExpr::Neg(a) => Some(a.eval(row)?.wrapping_neg()),
+        }
+    }
+}
+
+/// The first rows of a pipeline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// Rows of `rel` that pass `filter`, projected by `out` (`Pick::Col`).
+    Scan {
+        rel: RelId,
+        filter: AtomFilter,
+        out: Vec<Pick>,
+    },
+    /// A single empty row.
+    Unit,
+    /// The rows handed in (the group bindings of an aggregate).
+    Given,
+}
+
+/// Conditions on a relation's own row: constant columns and repeated variables.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct AtomFilter {
+    pub consts: Vec<(usize, Value)>,
+    pub equal: Vec<(usize, usize)>,
+}
+
+impl AtomFilter {
+    pub fn accepts(&self, row: &[Value]) -> bool {
+        self.consts.iter().all(|&(c, v)| row[c] == v)
+            && self.equal.iter().all(|&(a, b)| row[a] == row[b])
+    }
+    pub fn is_empty(&self) -> bool {
+        self.consts.is_empty() && self.equal.is_empty()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Join with `rel` arranged by `key_cols`; the probe row supplies the key by `probe`
+    /// (slots or constants, one per key column); matches must also pass `filter`.
+    Join {
+        rel: RelId,
+        key_cols: Vec<usize>,
+        probe: Vec<Pick>,
+        filter: AtomFilter,
+        out: Vec<Pick>,
+    },
+    /// Keep rows with no tuple of `rel` matching on `key_cols` (other columns are `_`).
+    Antijoin {
+        rel: RelId,
+        key_cols: Vec<usize>,
+        probe: Vec<Pick>,
+    },
+    Filter {
+        lhs: SExpr,
+        op: CmpOp,
+        rhs: SExpr,
+    },
+    /// Keep only some slots (`Pick::Slot`).
+    Project {
+        out: Vec<Pick>,
+    },
+    /// Append the value of `expr` as a new slot, then project by `out` (`Pick::Col(0)` is the new value).
+    Assign {
+        expr: SExpr,
+        out: Vec<Pick>,
+    },
+    /// Aggregate over `body` per group. The group row (slots `group` of the probe row)
+    /// feeds `body` as its `Source::Given`; `target` is evaluated on the body's rows.
+    /// If `bound` is set the result must equal that slot (a filter); `out` projects
+    /// with `Pick::Col(0)` the aggregate's value.
+    Aggregate {
+        group: Vec<usize>,
+        func: AggFunc,
+        body: Box<Pipeline>,
+        target: Option<SExpr>,
+        bound: Option<usize>,
+        out: Vec<Pick>,
+        /// Slots of the group's variables in the body's final row.
+        body_group: Vec<usize>,
+    },
+}
+
+/// A source and its steps; `width` is the number of slots of the final row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pipeline {
+    pub source: Source,
+    pub steps: Vec<Step>,
+    /// The variable in each slot of the final row.
+    pub layout: Vec<VarId>,
+}
+
+#[derive(Clone, Debug)]
+pub struct RulePlan {
+    /// Index of the rule in `Program::rules`.
+    pub rule: usize,
+    pub head: RelId,
+    pub tier: u32,
+    pub body: Pipeline,
+    /// The head row, from the body's final row.
+    pub head_out: Vec<Pick>,
+    /// With explanations: the slots of the template's variables, in template order.
+    pub explain: Option<Vec<usize>>,
+}
+
+#[derive(Clone, Debug)]
+pub enum StratumPlan {
+    Flat {
+        rel: RelId,
+        rules: Vec<RulePlan>,
+    },
+    Block {
+        block: BlockId,
+        key: Option<usize>,
+        state: Vec<RelId>,
+        /// Views in evaluation order, each with its rules.
+        views: Vec<(RelId, Vec<RulePlan>)>,
+        /// Rules whose heads are state relations.
+        rules: Vec<RulePlan>,
+        /// Distinct tiers of `rules`, ascending.
+        tiers: Vec<u32>,
+    },
+}
+
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub strata: Vec<StratumPlan>,
+    /// Whether explained rules produce explain events.
+    pub explain: bool,
+}
+
+impl Plan {
+    /// Every (relation, key columns) arrangement the plan probes, for display.
+    pub fn arrangements(&self) -> BTreeSet<(RelId, Vec<usize>, bool)> {
+        let mut out = BTreeSet::new();
+        fn walk(p: &Pipeline, out: &mut BTreeSet<(RelId, Vec<usize>, bool)>) {
+            for s in &p.steps {
+                match s {
+                    Step::Join { rel, key_cols, .. } => {
+                        out.insert((*rel, key_cols.clone(), false));
+                    }
+                    Step::Antijoin { rel, key_cols, .. } => {
+                        out.insert((*rel, key_cols.clone(), true));
+                    }
+                    Step::Aggregate { body, .. } => walk(body, out),
+                    _ => {}
+                }
+            }
+        }
+        for s in &self.strata {
+            let rules: Vec<&RulePlan> = match s {
+                StratumPlan::Flat { rules, .. } => rules.iter().collect(),
+                StratumPlan::Block { views, rules, .. } => views
+                    .iter()
+                    .flat_map(|(_, r)| r.iter())
+                    .chain(rules.iter())
+                    .collect(),
+            };
+            for r in rules {
+                walk(&r.body, &mut out);
+            }
+        }
+        out
+    }
+}
+
+/// Plans every rule of a checked program. Fails only when a rule needs more than
+/// [`crate::MAX_ARITY`] variables at once.
+pub fn plan(program: &Program, explain: bool) -> Result<Plan, Vec<Diagnostic>> {
+    let mut errors = Vec::new();
+    let mut plan_rules = |rel: RelId| -> Vec<RulePlan> {
+        let mut out = Vec::new();
+        for (i, rule) in program.rules.iter().enumerate() {
+            if rule.head != rel {
+                continue;
+            }
+            match plan_rule(program, i, explain) {
+                Ok(p) => out.push(p),
+                Err(msg) => errors.push(Diagnostic::new(rule.span, msg)),
+            }
+        }
+        out
+    };
+    let mut strata = Vec::new();
+    for s in &program.strata {
+        match s {
+            Stratum::Flat(rel) => strata.push(StratumPlan::Flat {
+                rel: *rel,
+                rules: plan_rules(*rel),
+            }),
+            Stratum::Block(b) => {
+                let block = &program.blocks[*b];
+                let views = block.views.iter().map(|&v| (v, plan_rules(v))).collect();
+                let rules: Vec<RulePlan> =
+                    block.state.iter().flat_map(|&s| plan_rules(s)).collect();
+                let mut tiers: Vec<u32> = rules.iter().map(|r| r.tier).collect();
+                tiers.sort();
+                tiers.dedup();
+                strata.push(StratumPlan::Block {
+                    block: *b,
+                    key: block.key,
+                    state: block.state.clone(),
+                    views,
+                    rules,
+                    tiers,
+                });
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(Plan { strata, explain })
+    } else {
+        Err(errors)
+    }
+}
+
+fn plan_rule(program: &Program, index: usize, explain: bool) -> Result<RulePlan, String> {
+    let rule = &program.rules[index];
+    let template: Vec<VarId> = match (&rule.explain, explain) {
+        (Some(pieces), true) => {
+            let mut vs = Vec::new();
+            for p in pieces {
+                if let Piece::Var { var, .. } = p {
+                    if !vs.contains(var) {
+                        vs.push(*var);
+                    }
+                }
+            }
+            vs
+        }
+        _ => Vec::new(),
+    };
+    let mut keep: Vec<VarId> = template.clone();
+    for t in &rule.head_args {
+        if let Term::Var(v) = t {
+            if !keep.contains(v) {
+                keep.push(*v);
+            }
+        }
+    }
+    let body = plan_pipeline(&rule.body, &[], &keep, rule.vars.len(), false)?;
+    let slot = |v: VarId| {
+        body.layout
+            .iter()
+            .position(|&x| x == v)
+            .expect("head variables are kept")
+    };
+    let head_out = rule
+        .head_args
+        .iter()
+        .map(|t| match t {
+            Term::Var(v) => Pick::Slot(slot(*v)),
+            Term::Const(c) => Pick::Const(*c),
+            Term::Wild => unreachable!("the checker rejects wildcards in heads"),
+        })
+        .collect();
+    let explain_slots =
+        (explain && rule.explain.is_some()).then(|| template.iter().map(|&v| slot(v)).collect());
+    if template.len() + 1 > crate::MAX_ARITY {
+        return Err(format!(
+            "the @explain template names {} variables; at most {} are supported",
+            template.len(),
+            crate::MAX_ARITY - 1
+        ));
+    }
+    Ok(RulePlan {
+        rule: index,
+        head: rule.head,
+        tier: rule.tier,
+        body,
+        head_out,
+        explain: explain_slots,
+    })
+}
+
+/// Variables of a literal that must be bound before it runs, or that it reads.
+fn lit_vars(l: &Literal) -> Vec<VarId> {
+    let mut out = Vec::new();
+    match l {
+        Literal::Atom { args, .. } | Literal::Neg { args, .. } => {
+            for t in args {
+                if let Term::Var(v) = t {
+                    if !out.contains(v) {
+                        out.push(*v)
+                    }
+                }
+            }
+        }
+        Literal::Cmp { lhs, rhs, .. } => {
+            lhs.vars(&mut out);
+            rhs.vars(&mut out);
+        }
+        Literal::Agg { result, group, .. } => {
+            out.extend(group.iter().copied());
+            if !out.contains(result) {
+                out.push(*result);
+            }
+        }
+    }
+    out
+}
+
+fn sexpr(e: &Expr, layout: &[VarId]) -> SExpr {
+    match e {
+        Expr::Var(v) => SExpr::Slot(
+            layout
+                .iter()
+                .position(|x| x == v)
+                .expect("bound variable has a slot"),
+        ),
+        Expr::Const(c) => SExpr::Const(*c),
+        Expr::Binary(op, a, b) => {
+            SExpr::Binary(*op, Box::new(sexpr(a, layout)), Box::new(sexpr(b, layout)))
+        }
+        Expr::Neg(a) => SExpr::Neg(Box::new(sexpr(a, layout))),
+    }
+}
+
+/// Plans a conjunction. `given` are variables bound on entry (an aggregate's group;
+/// the source is then `Given`). `keep` must survive to the final row; with `keep_all`
+/// every variable bound stays (aggregate bodies count distinct full bindings).
+fn plan_pipeline(
+    body: &[Literal],
+    given: &[VarId],
+    keep: &[VarId],
+    nvars: usize,
+    keep_all: bool,
+) -> Result<Pipeline, String> {
+    let mut bound = vec![false; nvars];
+    for &v in given {
+        bound[v] = true;
+    }
+    let mut done = vec![false; body.len()];
+    let mut layout: Vec<VarId> = given.to_vec();
+    let mut steps = Vec::new();
+
+    // Variables needed after the literals not yet done.
+    let needed_later = |done: &[bool], layout: &[VarId]| -> Vec<VarId> {
+        let mut need: Vec<VarId> = keep.to_vec();
+        for (i, l) in body.iter().enumerate() {
+            if !done[i] {
+                for v in lit_vars(l) {
+                    if !need.contains(&v) {
+                        need.push(v);
+                    }
+                }
+            }
+        }
+        if keep_all {
+            for &v in layout {
+                if !need.contains(&v) {
+                    need.push(v);
+                }
+            }
+        }
+        layout
+            .iter()
+            .copied()
+            .filter(|v| need.contains(v))
+            .collect()
+    };
+    let check_width = |n: usize| -> Result<(), String> {
+        if n > crate::MAX_ARITY {
+            Err(format!(
+                "this rule needs {} variables at once; at most {} are supported (split it with an intermediate relation)",
+                n,
+                crate::MAX_ARITY
+            ))
+        } else {
+            Ok(())
+        }
+    };
+
+    // Source: the first positive atom, unless variables are given.
+    let source = if !given.is_empty() {
+        Source::Given
+    } else if let Some(i) = body.iter().position(|l| matches!(l, Literal::Atom { .. })) {
+        let Literal::Atom { rel, args } = &body[i] else {
+            unreachable!()
+        };
+        done[i] = true;
+        let mut filter = AtomFilter::default();
+        let mut new_vars: Vec<(VarId, usize)> = Vec::new();
+        for (c, t) in args.iter().enumerate() {
+            match t {
+                Term::Const(v) => filter.consts.push((c, *v)),
+                Term::Var(v) => match new_vars.iter().find(|(x, _)| x == v) {
+                    Some(&(_, first)) => filter.equal.push((first, c)),
+                    None => new_vars.push((*v, c)),
+                },
+                Term::Wild => {}
+            }
+        }
+        for &(v, _) in &new_vars {
+            bound[v] = true;
+        }
+        let all: Vec<VarId> = new_vars.iter().map(|(v, _)| *v).collect();
+        let keep_now = needed_later(&done, &all);
+        check_width(keep_now.len())?;
+        let out = keep_now
+            .iter()
+            .map(|v| Pick::Col(new_vars.iter().find(|(x, _)| x == v).unwrap().1))
+            .collect();
+        layout = keep_now;
+        Source::Scan {
+            rel: *rel,
+            filter,
+            out,
+        }
+    } else {
+        Source::Unit
+    };
+
+    loop {
+        // Cheap literals first: filters, assignments, negations, then aggregates.
+        let mut next = None;
+        for pass in 0..3 {
+            next = body.iter().enumerate().position(|(i, l)| {
+                !done[i]
+                    && crate::check::ready(l, &bound)
+                    && match (pass, l) {
+                        (0, Literal::Cmp { .. }) | (0, Literal::Neg { .. }) => true,
+                        (1, Literal::Agg { .. }) => true,
+                        (2, Literal::Atom { args, .. }) => args.iter().any(|t| {
+                            matches!(t, Term::Var(v) if bound[*v]) || matches!(t, Term::Const(_))
+                        }),
+                        _ => false,
+                    }
+            });
+            if next.is_some() {
+                break;
+            }
+        }
+        let next = next.or_else(|| {
+            (0..body.len()).find(|&i| !done[i] && matches!(body[i], Literal::Atom { .. }))
+        });
+        let Some(i) = next else { break };
+        done[i] = true;
+        let slot = |layout: &[VarId], v: VarId| {
+            layout.iter().position(|&x| x == v).expect("bound has slot")
+        };
+        match &body[i] {
+            Literal::Cmp { lhs, op, rhs } => {
+                let lb = {
+                    let mut vs = Vec::new();
+                    lhs.vars(&mut vs);
+                    vs.iter().all(|v| bound[*v])
+                };
+                let rb = {
+                    let mut vs = Vec::new();
+                    rhs.vars(&mut vs);
+                    vs.iter().all(|v| bound[*v])
+                };
+                if lb && rb {
+                    steps.push(Step::Filter {
+                        lhs: sexpr(lhs, &layout),
+                        op: *op,
+                        rhs: sexpr(rhs, &layout),
+                    });
+                    let keep_now = needed_later(&done, &layout);
+                    if keep_now != layout {
+                        let out = keep_now
+                            .iter()
+                            .map(|&v| Pick::Slot(slot(&layout, v)))
+                            .collect();
+                        steps.push(Step::Project { out });
+                        layout = keep_now;
+                    }
+                } else {
+                    let (var, expr) = match (lhs, rhs) {
+                        (Expr::Var(v), e) if !bound[*v] => (*v, e),
+                        (e, Expr::Var(v)) => (*v, e),
+                        _ => unreachable!("ready assignment"),
+                    };
+                    let expr = sexpr(expr, &layout);
+                    bound[var] = true;
+                    let mut with: Vec<VarId> = layout.clone();
+                    with.push(var);
+                    let keep_now = needed_later(&done, &with);
+                    check_width(keep_now.len())?;
+                    let out = keep_now
+                        .iter()
+                        .map(|&v| {
+                            if v == var {
+                                Pick::Col(0)
+                            } else {
+                                Pick::Slot(slot(&layout, v))
+                            }
+                        })
+                        .collect();
+                    steps.push(Step::Assign { expr, out });
+                    layout = keep_now;
+                }
+            }
+            Literal::Neg { rel, args } => {
+                let mut key_cols = Vec::new();
+                let mut probe = Vec::new();
+                for (c, t) in args.iter().enumerate() {
+                    match t {
+                        Term::Var(v) => {
+                            key_cols.push(c);
+                            probe.push(Pick::Slot(slot(&layout, *v)));
+                        }
+                        Term::Const(x) => {
+                            key_cols.push(c);
+                            probe.push(Pick::Const(*x));
+                        }
+                        Term::Wild => {}
+                    }
+                }
+                steps.push(Step::Antijoin {
+                    rel: *rel,
+                    key_cols,
+                    probe,
+                });
+                let keep_now = needed_later(&done, &layout);
+                if keep_now != layout {
+                    let out = keep_now
+                        .iter()
+                        .map(|&v| Pick::Slot(slot(&layout, v)))
+                        .collect();
+                    steps.push(Step::Project { out });
+                    layout = keep_now;
+                }
+            }
+            Literal::Atom { rel, args } => {
+                let mut key_cols = Vec::new();
+                let mut probe = Vec::new();
+                let mut filter = AtomFilter::default();
+                let mut new_vars: Vec<(VarId, usize)> = Vec::new();
+                for (c, t) in args.iter().enumerate() {
+                    match t {
+                        Term::Var(v) if bound[*v] => {
+                            key_cols.push(c);
+                            probe.push(Pick::Slot(slot(&layout, *v)));
+                        }
+                        Term::Const(x) => {
+                            key_cols.push(c);
+                            probe.push(Pick::Const(*x));
+                        }
+                        Term::Var(v) => match new_vars.iter().find(|(x, _)| x == v) {
+                            Some(&(_, first)) => filter.equal.push((first, c)),
+                            None => new_vars.push((*v, c)),
+                        },
+                        Term::Wild => {}
+                    }
+                }
+                for &(v, _) in &new_vars {
+                    bound[v] = true;
+                }
+                let mut with = layout.clone();
+                with.extend(new_vars.iter().map(|(v, _)| *v));
+                let keep_now = needed_later(&done, &with);
+                check_width(keep_now.len())?;
+                let out = keep_now
+                    .iter()
+                    .map(|&v| match new_vars.iter().find(|(x, _)| *x == v) {
+                        Some(&(_, c)) => Pick::Col(c),
+                        None => Pick::Slot(slot(&layout, v)),
+                    })
+                    .collect();
+                steps.push(Step::Join {
+                    rel: *rel,
+                    key_cols,
+                    probe,
+                    filter,
+                    out,
+                });
+                layout = keep_now;
+            }
+            Literal::Agg {
+                result,
+                func,
+                target,
+                body: inner,
+                group,
+            } => {
+                let group_slots: Vec<usize> = group.iter().map(|&v| slot(&layout, v)).collect();
+                let mut inner_keep: Vec<VarId> = group.clone();
+                if let Some(t) = target {
+                    t.vars(&mut inner_keep);
+                }
+                let pipe = plan_pipeline(inner, group, &inner_keep, nvars, true)?;
+                let target = target.as_ref().map(|t| sexpr(t, &pipe.layout));
+                let body_group = group
+                    .iter()
+                    .map(|v| pipe.layout.iter().position(|x| x == v).expect("group kept"))
+                    .collect();
+                let bound_slot = bound[*result].then(|| slot(&layout, *result));
+                bound[*result] = true;
+                let mut with = layout.clone();
+                if bound_slot.is_none() {
+                    with.push(*result);
+                }
+                let keep_now = needed_later(&done, &with);
+                check_width(keep_now.len())?;
+                let out = keep_now
+                    .iter()
+                    .map(|&v| {
+                        if v == *result && bound_slot.is_none() {
+                            Pick::Col(0)
+                        } else {
+                            Pick::Slot(slot(&layout, v))
+                        }
+                    })
+                    .collect();
+                steps.push(Step::Aggregate {
+                    group: group_slots,
+                    func: *func,
+                    body: Box::new(pipe),
+                    target,
+                    bound: bound_slot,
+                    out,
+                    body_group,
+                });
+                layout = keep_now;
+            }
+        }
+    }
+    Ok(Pipeline {
+        source,
+        steps,
+        layout,
+    })
+}

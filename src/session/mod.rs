@@ -1,0 +1,407 @@
+//! A live evaluation: insert and retract facts, commit, read what changed.
+//!
+//! A [`Session`] plans a checked program, starts timely workers (threads, or
+//! processes through timely's own `-n/-p/-h` options), and renders the plan in each.
+//! The calling thread drives them over channels: facts go to their owning worker's
+//! input, a commit advances every input to the next epoch and each worker steps
+//! (parking when idle, so an idle session costs nothing) until the probe shows the
+//! epoch complete. Worker 0 receives every observed change and explain event and
+//! hands them back. Contents after any sequence of commits equal a from-scratch
+//! evaluation of the final inputs: that is differential dataflow's guarantee, and
+//! the test suite checks it against a reference evaluator.
+
+mod worker;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::check::ir::{Program, RelId, RelKind, Symbols, Value};
+use crate::dataflow::render::{Update, EVENT};
+use crate::dataflow::row::{row, Row, WIDTH};
+use crate::plan::Plan;
+use worker::{Cmd, Reply};
+
+/// Which relations a session reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Observe {
+    All,
+    /// The relations marked `.output`.
+    Outputs,
+    Relations(Vec<RelId>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Worker threads per process.
+    pub workers: usize,
+    /// Extra timely options (`-n`, `-p`, `-h`) to run across processes.
+    pub timely_args: Vec<String>,
+    /// Produce explain events for rules with `@explain`.
+    pub explain: bool,
+    pub observe: Observe,
+    /// Stop every block after this many rounds.
+    pub max_rounds: Option<u32>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            workers: 1,
+            timely_args: Vec::new(),
+            explain: false,
+            observe: Observe::Outputs,
+            max_rounds: None,
+        }
+    }
+}
+
+/// A change to a relation: `diff` +1 (added) or -1 (removed). `round` is the round
+/// of its block in which the fact first appeared (0 outside blocks and for views).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Change {
+    pub rel: RelId,
+    pub row: Vec<Value>,
+    pub round: u32,
+    pub diff: isize,
+}
+
+/// A rule with `@explain` derived a fact that did not exist before.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Event {
+    pub rule: usize,
+    pub round: u32,
+    pub head: Vec<Value>,
+    /// Values of the template's variables, in the order they first appear in it.
+    pub bindings: Vec<Value>,
+}
+
+/// What one commit changed.
+#[derive(Clone, Debug, Default)]
+pub struct Commit {
+    pub changes: Vec<Change>,
+    /// Events added (+1) and withdrawn (-1).
+    pub events: Vec<(Event, isize)>,
+    pub elapsed: Duration,
+}
+
+pub struct Session {
+    program: Arc<Program>,
+    plan: Arc<Plan>,
+    symbols: Symbols,
+    senders: Vec<Sender<Cmd>>,
+    replies: Receiver<Reply>,
+    guards: Option<timely::communication::WorkerGuards<()>>,
+    inputs: HashSet<(RelId, Row)>,
+    pending: Vec<(RelId, Row, isize)>,
+    epoch: u64,
+    observed: Vec<bool>,
+    contents: Vec<HashMap<Row, u32>>,
+    events: HashMap<(RelId, Row), (usize, Row, u32)>,
+}
+
+impl Session {
+    /// Plans `program` and starts the workers. Program facts are inserted as inputs.
+    pub fn new(program: Arc<Program>, config: Config) -> Result<Session, String> {
+        let plan = crate::plan::plan(&program, config.explain).map_err(|errs| {
+            errs.iter()
+                .map(|d| d.render(&program.sources))
+                .collect::<Vec<_>>()
+                .join("")
+        })?;
+        Self::with_plan(program, Arc::new(plan), config)
+    }
+
+    pub fn with_plan(
+        program: Arc<Program>,
+        plan: Arc<Plan>,
+        config: Config,
+    ) -> Result<Session, String> {
+        let n = program.relations.len();
+        let observed: Vec<bool> = (0..n)
+            .map(|r| match &config.observe {
+                Observe::All => true,
+                Observe::Outputs => program.relations[r].output,
+                Observe::Relations(list) => list.contains(&r),
+            })
+            .collect();
+        let outputs = crate::dataflow::Outputs {
+            observe: observed.clone(),
+            max_rounds: config.max_rounds,
+        };
+        let threads = config.workers.max(1);
+        let mut senders = Vec::new();
+        let mut receivers = Vec::new();
+        for _ in 0..threads {
+            let (tx, rx) = channel();
+            senders.push(tx);
+            receivers.push(Some(rx));
+        }
+        let receivers = Arc::new(Mutex::new(receivers));
+        let (reply_tx, replies) = channel();
+        let reply_tx = Arc::new(Mutex::new(reply_tx));
+        let mut args = vec!["sudolog".to_string(), "-w".to_string(), threads.to_string()];
+        args.extend(config.timely_args.iter().cloned());
+        let (p2, plan2) = (program.clone(), plan.clone());
+        let guards = timely::execute_from_args(args.into_iter(), move |w| {
+            let rx = receivers.lock().unwrap()[w.index() % threads]
+                .take()
+                .expect("one receiver per worker");
+            let tx = reply_tx.lock().unwrap().clone();
+            worker::run(w, &p2, &plan2, &outputs, rx, tx);
+        })?;
+        let symbols = program.symbols.clone();
+        let mut s = Session {
+            program: program.clone(),
+            plan,
+            symbols,
+            senders,
+            replies,
+            guards: Some(guards),
+            inputs: HashSet::new(),
+            pending: Vec::new(),
+            epoch: 0,
+            observed,
+            contents: vec![HashMap::new(); n],
+            events: HashMap::new(),
+        };
+        for (rel, values) in &program.facts {
+            s.insert(*rel, values)?;
+        }
+        Ok(s)
+    }
+
+    pub fn program(&self) -> &Arc<Program> {
+        &self.program
+    }
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+    /// The symbol table: the program's symbols and those interned since.
+    pub fn symbols(&mut self) -> &mut Symbols {
+        &mut self.symbols
+    }
+    pub fn symbols_ref(&self) -> &Symbols {
+        &self.symbols
+    }
+
+    fn check_row(&self, rel: RelId, values: &[Value]) -> Result<Row, String> {
+        let r = self
+            .program
+            .relations
+            .get(rel)
+            .ok_or_else(|| format!("no relation {rel}"))?;
+        if r.kind == RelKind::View {
+            return Err(format!(
+                "'{}' is a view: its contents are computed, not inserted",
+                r.name
+            ));
+        }
+        if values.len() != r.arity() {
+            return Err(format!(
+                "'{}' has {} columns, not {}",
+                r.name,
+                r.arity(),
+                values.len()
+            ));
+        }
+        Ok(row(values))
+    }
+
+    /// Adds an input fact (no effect if it is already present). Takes effect at commit.
+    pub fn insert(&mut self, rel: RelId, values: &[Value]) -> Result<(), String> {
+        let r = self.check_row(rel, values)?;
+        if self.inputs.insert((rel, r)) {
+            self.pending.push((rel, r, 1));
+        }
+        Ok(())
+    }
+
+    /// Removes an input fact (no effect if it is absent). Takes effect at commit.
+    pub fn retract(&mut self, rel: RelId, values: &[Value]) -> Result<(), String> {
+        let r = self.check_row(rel, values)?;
+        if self.inputs.remove(&(rel, r)) {
+            self.pending.push((rel, r, -1));
+        }
+        Ok(())
+    }
+
+    /// Whether an input fact is present.
+    pub fn has_input(&self, rel: RelId, values: &[Value]) -> bool {
+        values.len() <= WIDTH && self.inputs.contains(&(rel, row(values)))
+    }
+
+    /// Removes every input fact (used to reuse a session for the next batch).
+    pub fn retract_all(&mut self) {
+        for (rel, r) in self.inputs.drain() {
+            self.pending.push((rel, r, -1));
+        }
+    }
+
+    fn send(&self, cmd: Cmd) -> Result<(), String> {
+        for s in &self.senders {
+            s.send(cmd.clone())
+                .map_err(|_| "a worker stopped".to_string())?;
+        }
+        Ok(())
+    }
+
+    fn wait(&self) -> Result<Vec<Update>, String> {
+        let mut updates = Vec::new();
+        for _ in 0..self.senders.len() {
+            match self.replies.recv() {
+                Ok(Reply::Done(mut u)) => updates.append(&mut u),
+                Err(_) => return Err("a worker stopped (it may have panicked)".into()),
+            }
+        }
+        Ok(updates)
+    }
+
+    /// Applies the pending inserts and retracts and runs to the fixpoint.
+    pub fn commit(&mut self) -> Result<Commit, String> {
+        let start = Instant::now();
+        let batch = std::mem::take(&mut self.pending);
+        self.send(Cmd::Update(Arc::new(batch)))?;
+        self.epoch += 1;
+        self.send(Cmd::Commit(self.epoch))?;
+        let updates = self.wait()?;
+        let mut commit = self.absorb(updates);
+        commit.elapsed = start.elapsed();
+        Ok(commit)
+    }
+
+    /// Drops the dataflow and starts an empty one (inputs cleared), reusing workers.
+    /// Cheaper than retracting a large batch: nothing has to be un-derived.
+    pub fn reset(&mut self) -> Result<(), String> {
+        self.pending.clear();
+        self.inputs.clear();
+        self.send(Cmd::Rebuild)?;
+        self.wait()?;
+        self.epoch = 0;
+        for c in &mut self.contents {
+            c.clear();
+        }
+        self.events.clear();
+        let program = self.program.clone();
+        for (rel, values) in &program.facts {
+            self.insert(*rel, values)?;
+        }
+        Ok(())
+    }
+
+    fn absorb(&mut self, updates: Vec<Update>) -> Commit {
+        // Consolidate.
+        let mut acc: HashMap<(u32, Row, Row, u32), isize> = HashMap::new();
+        for u in updates {
+            *acc.entry((u.tag, u.row, u.binds, u.round)).or_default() += u.diff;
+        }
+        let mut commit = Commit::default();
+        let mut ups: Vec<((u32, Row, Row, u32), isize)> =
+            acc.into_iter().filter(|(_, d)| *d != 0).collect();
+        // Removals first, so a fact that moved rounds ends up present.
+        ups.sort_by_key(|(k, d)| (*d > 0, *k));
+        for ((tag, r, b, round), diff) in ups {
+            if tag == EVENT {
+                let rule = b[0] as usize;
+                let head_rel = self.program.rules[rule].head;
+                let arity = self.program.relations[head_rel].arity();
+                let nb = self.binding_count(rule);
+                let ev = Event {
+                    rule,
+                    round,
+                    head: r[..arity].to_vec(),
+                    bindings: b[1..1 + nb].to_vec(),
+                };
+                if diff > 0 {
+                    self.events.insert((head_rel, r), (rule, b, round));
+                } else if self.events.get(&(head_rel, r)) == Some(&(rule, b, round)) {
+                    self.events.remove(&(head_rel, r));
+                }
+                commit.events.push((ev, diff));
+            } else {
+                let rel = tag as RelId;
+                if diff > 0 {
+                    self.contents[rel].insert(r, round);
+                } else if self.contents[rel].get(&r) == Some(&round) {
+                    self.contents[rel].remove(&r);
+                }
+                let arity = self.program.relations[rel].arity();
+                commit.changes.push(Change {
+                    rel,
+                    row: r[..arity].to_vec(),
+                    round,
+                    diff,
+                });
+            }
+        }
+        commit.changes.sort();
+        commit.events.sort();
+        commit
+    }
+
+    fn binding_count(&self, rule: usize) -> usize {
+        let mut seen = Vec::new();
+        if let Some(pieces) = &self.program.rules[rule].explain {
+            for p in pieces {
+                if let crate::check::ir::Piece::Var { var, .. } = p {
+                    if !seen.contains(var) {
+                        seen.push(*var);
+                    }
+                }
+            }
+        }
+        seen.len()
+    }
+
+    /// The current contents of an observed relation with each fact's round, sorted.
+    pub fn contents(&self, rel: RelId) -> Vec<(Vec<Value>, u32)> {
+        assert!(
+            self.observed[rel],
+            "relation {} is not observed",
+            self.program.relations[rel].name
+        );
+        let arity = self.program.relations[rel].arity();
+        let mut v: Vec<(Vec<Value>, u32)> = self.contents[rel]
+            .iter()
+            .map(|(r, k)| (r[..arity].to_vec(), *k))
+            .collect();
+        v.sort();
+        v
+    }
+
+    pub fn is_observed(&self, rel: RelId) -> bool {
+        self.observed[rel]
+    }
+
+    /// All current explain events, sorted by (round, rule, head).
+    pub fn events(&self) -> Vec<Event> {
+        let mut v: Vec<Event> = self
+            .events
+            .iter()
+            .map(|((rel, r), (rule, b, round))| {
+                let arity = self.program.relations[*rel].arity();
+                let nb = self.binding_count(*rule);
+                Event {
+                    rule: *rule,
+                    round: *round,
+                    head: r[..arity].to_vec(),
+                    bindings: b[1..1 + nb].to_vec(),
+                }
+            })
+            .collect();
+        v.sort_by(|a, b| {
+            (a.round, a.rule, &a.head, &a.bindings).cmp(&(b.round, b.rule, &b.head, &b.bindings))
+        });
+        v
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = self.send(Cmd::Stop);
+        if let Some(g) = self.guards.take() {
+            let _ = g.join();
+        }
+    }
+}

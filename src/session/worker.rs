@@ -1,0 +1,97 @@
+//! One timely worker's side of a session: apply input batches, run commits to the
+//! probe (parking when there is nothing to do), rebuild on request.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::Arc;
+
+use timely::worker::Worker;
+
+use crate::check::ir::{Program, RelId};
+use crate::dataflow::render::{render, Dataflow, Outputs, Update};
+use crate::dataflow::row::{row, Row};
+use crate::plan::Plan;
+
+#[derive(Clone)]
+pub enum Cmd {
+    Update(Arc<Vec<(RelId, Row, isize)>>),
+    Commit(u64),
+    Rebuild,
+    Stop,
+}
+
+pub enum Reply {
+    Done(Vec<Update>),
+}
+
+/// Which worker feeds a fact into the dataflow.
+fn owner(rel: RelId, r: &Row, peers: usize) -> usize {
+    let mut h: u64 = rel as u64 ^ 0x51_7c_c1_b7_27_22_0a_95;
+    for v in r {
+        h = (h ^ (*v as u32 as u64)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    ((h >> 32) % peers as u64) as usize
+}
+
+fn build(
+    w: &mut Worker,
+    program: &Program,
+    plan: &Plan,
+    outputs: &Outputs,
+) -> (Dataflow, usize, Rc<RefCell<Vec<Update>>>) {
+    let sink = Rc::new(RefCell::new(Vec::new()));
+    let id = w.next_dataflow_index();
+    let s2 = sink.clone();
+    let mut df = w.dataflow::<u64, _, _>(|scope| render(scope, program, plan, outputs, s2));
+    if w.index() == 0 {
+        df.unit.insert(row(&[]));
+    }
+    (df, id, sink)
+}
+
+pub fn run(
+    w: &mut Worker,
+    program: &Program,
+    plan: &Plan,
+    outputs: &Outputs,
+    rx: Receiver<Cmd>,
+    tx: Sender<Reply>,
+) {
+    let (index, peers) = (w.index(), w.peers());
+    let (mut df, mut id, mut sink) = build(w, program, plan, outputs);
+    while let Ok(cmd) = rx.recv() {
+        match cmd {
+            Cmd::Update(batch) => {
+                for (rel, r, d) in batch.iter() {
+                    if peers == 1 || owner(*rel, r, peers) == index {
+                        df.inputs[*rel].update(*r, *d);
+                    }
+                }
+            }
+            Cmd::Commit(epoch) => {
+                for i in df.inputs.iter_mut() {
+                    i.advance_to(epoch);
+                    i.flush();
+                }
+                df.unit.advance_to(epoch);
+                df.unit.flush();
+                let probe = df.probe.clone();
+                w.step_or_park_while(None, || probe.less_than(&epoch));
+                let updates = std::mem::take(&mut *sink.borrow_mut());
+                if tx.send(Reply::Done(updates)).is_err() {
+                    break;
+                }
+            }
+            Cmd::Rebuild => {
+                drop(df);
+                w.drop_dataflow(id);
+                (df, id, sink) = build(w, program, plan, outputs);
+                if tx.send(Reply::Done(Vec::new())).is_err() {
+                    break;
+                }
+            }
+            Cmd::Stop => break,
+        }
+    }
+}

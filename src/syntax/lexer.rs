@@ -1,0 +1,364 @@
+//! Program text -> tokens.
+//!
+//! The lexer never fails: a lexical problem (an unterminated string or comment, a
+//! character that cannot start a token, a bad escape) becomes a [`TokenKind::Error`]
+//! token carrying its message, and the parser reports it when it reaches it. This keeps
+//! all diagnostics in source order and lets the parser's error recovery skip over bad
+//! input uniformly.
+//!
+//! Tokens follow Soufflé: `.decl`-style directives are single tokens (see
+//! [`TokenKind::Directive`] for when a `.` followed by a name is one), as are
+//! `#include` and `@label`-style annotation names. Comments (`// ...` and
+//! `/* ... */`, not nested) and white space separate tokens and are dropped.
+
+use crate::diag::{FileId, Span};
+
+/// The directives that are always lexed as one token, even in the middle of a line.
+const KNOWN_DIRECTIVES: &[&str] = &["decl", "view", "input", "output", "type", "fixpoint"];
+
+/// What a token is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum TokenKind {
+    /// `[A-Za-z_][A-Za-z0-9_]*`, except a lone `_`.
+    Ident(String),
+    /// `_`
+    Underscore,
+    /// A decimal integer literal; saturates at `u64::MAX` (the parser range-checks it).
+    Number(u64),
+    /// A string literal, unescaped.
+    Str(String),
+    /// `.name`: a known directive (`.decl`, `.view`, `.input`, `.output`, `.type`,
+    /// `.fixpoint`) anywhere, or any `.name` that is the first token of its line. The
+    /// name is stored without the dot. Elsewhere `.name` is [`TokenKind::Dot`] followed
+    /// by [`TokenKind::Ident`], so that `a(1).b(2).` is two facts.
+    Directive(String),
+    /// `#name` (only `#include` is meaningful); the name without `#`.
+    Hash(String),
+    /// `@name`, an annotation; the name without `@`.
+    Annot(String),
+    LParen,
+    RParen,
+    LBrace,
+    RBrace,
+    Comma,
+    Dot,
+    Colon,
+    /// `:-`
+    ColonDash,
+    /// `!`
+    Bang,
+    /// `=`
+    Eq,
+    /// `!=`
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    /// `<:`
+    Subtype,
+    Plus,
+    Minus,
+    Star,
+    Slash,
+    Percent,
+    /// A lexical error, with its message; the span is the offending text.
+    Error(String),
+    /// End of input. Its span is empty and sits just after the last token.
+    Eof,
+}
+
+impl TokenKind {
+    /// The fixed spelling of a punctuation, directive or annotation token, used in
+    /// messages as `'('`. `None` for tokens whose description depends on their text.
+    pub(crate) fn spelling(&self) -> Option<String> {
+        use TokenKind::*;
+        let s = match self {
+            Ident(_) | Number(_) | Str(_) | Error(_) | Eof => return None,
+            Directive(n) => return Some(format!(".{n}")),
+            Hash(n) => return Some(format!("#{n}")),
+            Annot(n) => return Some(format!("@{n}")),
+            Underscore => "_",
+            LParen => "(",
+            RParen => ")",
+            LBrace => "{",
+            RBrace => "}",
+            Comma => ",",
+            Dot => ".",
+            Colon => ":",
+            ColonDash => ":-",
+            Bang => "!",
+            Eq => "=",
+            Ne => "!=",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            Subtype => "<:",
+            Plus => "+",
+            Minus => "-",
+            Star => "*",
+            Slash => "/",
+            Percent => "%",
+        };
+        Some(s.to_string())
+    }
+}
+
+/// One token and where it was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Token {
+    pub kind: TokenKind,
+    pub span: Span,
+    /// Whether this is the first token on its line (only white space and comments
+    /// before it on that line). Used to recognise directives and for error recovery.
+    pub line_start: bool,
+}
+
+impl Token {
+    /// How the token is named in `expected X, found <token>` messages: `'('`,
+    /// `identifier 'foo'`, `number 12`, `string "x"`, `end of file`. `src` is the text
+    /// of the token's file.
+    pub(crate) fn describe(&self, src: &str) -> String {
+        let text = src
+            .get(self.span.start as usize..self.span.end as usize)
+            .unwrap_or("");
+        match &self.kind {
+            TokenKind::Ident(name) => format!("identifier '{name}'"),
+            TokenKind::Number(_) => format!("number {text}"),
+            TokenKind::Str(_) => format!("string {text}"),
+            TokenKind::Eof => "end of file".to_string(),
+            TokenKind::Error(msg) => msg.clone(),
+            other => format!("'{}'", other.spelling().unwrap_or_default()),
+        }
+    }
+}
+
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
+fn is_ident_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+/// Splits `text` (the contents of file `file`) into tokens. The result always ends
+/// with exactly one [`TokenKind::Eof`]. Never panics.
+pub(crate) fn lex(file: FileId, text: &str) -> Vec<Token> {
+    let bytes = text.as_bytes();
+    let len = bytes.len();
+    let mut toks: Vec<Token> = Vec::new();
+    let mut i = 0;
+    let mut line_start = true;
+    let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
+    let ident_end = |mut j: usize| {
+        while j < len && is_ident_char(bytes[j]) {
+            j += 1;
+        }
+        j
+    };
+
+    while i < len {
+        let b = bytes[i];
+        // White space and comments.
+        match b {
+            b'\n' => {
+                line_start = true;
+                i += 1;
+                continue;
+            }
+            b' ' | b'\t' | b'\r' | 0x0b | 0x0c => {
+                i += 1;
+                continue;
+            }
+            b'/' if at(i + 1) == b'/' => {
+                while i < len && bytes[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if at(i + 1) == b'*' => {
+                match text[i + 2..].find("*/") {
+                    Some(off) => {
+                        let end = i + 2 + off + 2;
+                        if text[i..end].contains('\n') {
+                            line_start = false;
+                        }
+                        i = end;
+                    }
+                    None => {
+                        toks.push(Token {
+                            kind: TokenKind::Error("unterminated comment".into()),
+                            span: Span::new(file, i, i + 2),
+                            line_start,
+                        });
+                        i = len;
+                    }
+                }
+                continue;
+            }
+            _ => {}
+        }
+
+        let start = i;
+        let kind = match b {
+            b'(' => TokenKind::LParen,
+            b')' => TokenKind::RParen,
+            b'{' => TokenKind::LBrace,
+            b'}' => TokenKind::RBrace,
+            b',' => TokenKind::Comma,
+            b'+' => TokenKind::Plus,
+            b'-' => TokenKind::Minus,
+            b'*' => TokenKind::Star,
+            b'/' => TokenKind::Slash,
+            b'%' => TokenKind::Percent,
+            b'=' => TokenKind::Eq,
+            b':' if at(i + 1) == b'-' => TokenKind::ColonDash,
+            b':' => TokenKind::Colon,
+            b'!' if at(i + 1) == b'=' => TokenKind::Ne,
+            b'!' => TokenKind::Bang,
+            b'<' if at(i + 1) == b'=' => TokenKind::Le,
+            b'<' if at(i + 1) == b':' => TokenKind::Subtype,
+            b'<' => TokenKind::Lt,
+            b'>' if at(i + 1) == b'=' => TokenKind::Ge,
+            b'>' => TokenKind::Gt,
+            b'.' if is_ident_start(at(i + 1)) => {
+                let end = ident_end(i + 1);
+                let name = &text[i + 1..end];
+                if line_start || KNOWN_DIRECTIVES.contains(&name) {
+                    TokenKind::Directive(name.to_string())
+                } else {
+                    TokenKind::Dot
+                }
+            }
+            b'.' => TokenKind::Dot,
+            b'#' | b'@' if is_ident_start(at(i + 1)) => {
+                let name = text[i + 1..ident_end(i + 1)].to_string();
+                if b == b'#' {
+                    TokenKind::Hash(name)
+                } else {
+                    TokenKind::Annot(name)
+                }
+            }
+            b'"' => lex_string(text, i).0,
+            b'0'..=b'9' => {
+                let mut value: u64 = 0;
+                let mut j = i;
+                while j < len && bytes[j].is_ascii_digit() {
+                    value = value
+                        .saturating_mul(10)
+                        .saturating_add(u64::from(bytes[j] - b'0'));
+                    j += 1;
+                }
+                TokenKind::Number(value)
+            }
+            _ if is_ident_start(b) => {
+                let name = &text[i..ident_end(i)];
+                if name == "_" {
+                    TokenKind::Underscore
+                } else {
+                    TokenKind::Ident(name.to_string())
+                }
+            }
+            _ => {
+                let c = text[i..].chars().next().unwrap_or('\u{fffd}');
+                TokenKind::Error(format!("unexpected character {c:?}"))
+            }
+        };
+        // Where the token ends.
+        i = match &kind {
+            TokenKind::ColonDash
+            | TokenKind::Ne
+            | TokenKind::Le
+            | TokenKind::Ge
+            | TokenKind::Subtype => i + 2,
+            TokenKind::Directive(_) | TokenKind::Hash(_) | TokenKind::Annot(_) => ident_end(i + 1),
+            TokenKind::Ident(_) | TokenKind::Underscore => ident_end(i),
+            TokenKind::Number(_) => {
+                let mut j = i;
+                while j < len && bytes[j].is_ascii_digit() {
+                    j += 1;
+                }
+                j
+            }
+            TokenKind::Str(_) => lex_string(text, i).1,
+            TokenKind::Error(_) if b == b'"' => lex_string(text, i).1,
+            TokenKind::Error(_) => i + text[i..].chars().next().map_or(1, char::len_utf8),
+            _ => i + 1,
+        };
+        toks.push(Token {
+            kind,
+            span: Span::new(file, start, i),
+            line_start,
+        });
+        line_start = false;
+    }
+    let end = toks.last().map_or(0, |t| t.span.end as usize);
+    toks.push(Token {
+        kind: TokenKind::Eof,
+        span: Span::new(file, end, end),
+        line_start,
+    });
+    toks
+}
+
+/// Lexes the string literal starting at `text[start] == '"'`. Returns the token (a
+/// [`TokenKind::Str`] or an error) and the offset just past it. An unterminated string
+/// extends to the end of its line (strings cannot contain raw newlines).
+fn lex_string(text: &str, start: usize) -> (TokenKind, usize) {
+    let bytes = text.as_bytes();
+    let mut value = String::new();
+    let mut bad_escape: Option<String> = None;
+    let mut j = start + 1;
+    // Start of the run of plain characters not yet copied into `value`.
+    let mut run = j;
+    loop {
+        match bytes.get(j).copied() {
+            None | Some(b'\n') => {
+                let mut end = j;
+                if end > start + 1 && bytes[end - 1] == b'\r' {
+                    end -= 1;
+                }
+                return (TokenKind::Error("unterminated string".into()), end);
+            }
+            Some(b'"') => {
+                value.push_str(&text[run..j]);
+                let kind = match bad_escape {
+                    Some(esc) => {
+                        TokenKind::Error(format!("unknown escape sequence '{esc}' in string"))
+                    }
+                    None => TokenKind::Str(value),
+                };
+                return (kind, j + 1);
+            }
+            Some(b'\\') => {
+                value.push_str(&text[run..j]);
+                let escaped = match bytes.get(j + 1).copied() {
+                    None | Some(b'\n') => {
+                        // Let the loop report the unterminated string.
+                        j += 1;
+                        run = j;
+                        continue;
+                    }
+                    Some(b'"') => '"',
+                    Some(b'\\') => '\\',
+                    Some(b'n') => '\n',
+                    Some(b't') => '\t',
+                    Some(_) => {
+                        let c = text[j + 1..].chars().next().unwrap_or('\u{fffd}');
+                        if bad_escape.is_none() {
+                            bad_escape = Some(format!("\\{c}"));
+                        }
+                        j += 1 + c.len_utf8();
+                        run = j;
+                        continue;
+                    }
+                };
+                value.push(escaped);
+                j += 2;
+                run = j;
+            }
+            Some(_) => j += 1,
+        }
+    }
+}
