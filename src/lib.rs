@@ -13,6 +13,7 @@ pub mod diag;
 pub mod facts;
 pub mod plan;
 pub mod session;
+pub mod sudoku;
 pub mod syntax;
 
 /// The most columns a relation may have, and the most variables a rule may hold at

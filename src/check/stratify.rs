@@ -103,6 +103,10 @@ pub(super) fn stratify(
     let mut strata = Vec::new();
     // Tarjan emits components downstream-first; evaluation goes upstream-first.
     for (ci, comp) in comps.iter().enumerate().rev() {
+        // A relation declared in a block is evaluated as part of the block's node.
+        if comp.len() == 1 && comp[0] < nrel && relations[comp[0]].block.is_some() {
+            continue;
+        }
         let internal: Vec<&Dep> = deps
             .iter()
             .filter(|d| comp_of[d.from] == ci && comp_of[d.to] == ci)

@@ -2,6 +2,7 @@
 
 mod args;
 mod engine;
+mod sudoku;
 
 use args::Args;
 
@@ -11,6 +12,14 @@ sudolog: Datalog rules compiled onto differential dataflow; Sudoku as a first do
 Usage:
   sudolog run PROGRAM.dl [-F FACTS_DIR] [-D OUTPUT_DIR|-] [-w N] [--stats]
   sudolog check PROGRAM.dl...
+  sudolog solve FILE... [--no-search] [--first] [--fast] [--format text|json] [--chunk N]
+  sudolog explain PUZZLE [--notation drools|rc] [--no-search]
+  sudolog dump PUZZLE [--rounds K]
+  sudolog validate PUZZLE
+
+PUZZLE is a file, an 81-character string, - for stdin, or a sample name:
+simple, medium, hard1, hard2, hard3, hard4, broken, sdo, javadoc, 6948.
+Sudoku commands take --rules FILE (repeatable) to replace the built-in rule programs.
   sudolog help
 
 Engine options:
@@ -33,6 +42,10 @@ pub fn main(argv: Vec<String>) -> i32 {
     let result = match cmd.as_str() {
         "run" => engine::run(&args),
         "check" => engine::check(&args),
+        "solve" => sudoku::solve(&args),
+        "explain" => sudoku::explain(&args),
+        "dump" => sudoku::dump(&args),
+        "validate" => sudoku::validate(&args),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(0)

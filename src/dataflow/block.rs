@@ -49,6 +49,12 @@ pub struct BlockSpec<'p> {
     pub reads: Vec<RelId>,
     pub explain: bool,
     pub max_rounds: Option<u32>,
+    /// Views that have facts in the program text.
+    pub view_facts: &'p [RelId],
+}
+
+fn program_facts_of(v: RelId, with_facts: &[RelId]) -> bool {
+    with_facts.contains(&v)
 }
 
 /// `rows` minus those whose `key` appears in `keys`.
@@ -95,11 +101,20 @@ pub fn render_block<'s>(
             vars.push((s, var, cur));
         }
         for (v, rules) in spec.views {
-            let mut parts = vec![inputs[v].clone().enter(inner)];
+            let mut parts = Vec::new();
             for rp in rules {
                 parts.push(render_rule(&mut ienv, rp).0);
             }
-            ienv.rels.insert(*v, concatenate(inner, parts).distinct());
+            // A lone rule that yields a set needs no distinct (views take no inputs
+            // from the session; program facts of a view go through the general path).
+            let has_facts = program_facts_of(*v, spec.view_facts);
+            let coll = if rules.len() == 1 && rules[0].yields_set && !has_facts {
+                parts.pop().unwrap()
+            } else {
+                parts.push(inputs[v].clone().enter(inner));
+                concatenate(inner, parts).distinct()
+            };
+            ienv.rels.insert(*v, coll);
         }
 
         // Derivations per (relation, tier), and explained ones per rule.

@@ -107,7 +107,8 @@ pub fn render_pipeline<'s, T: Timestamp + Lattice + Ord>(
         Source::Unit => env.unit.clone(),
         Source::Given => given.expect("a Given source gets rows"),
     };
-    for step in &p.steps {
+    for (i, step) in p.steps.iter().enumerate() {
+        let width = p.layouts.get(i).map(|l| l.len()).unwrap_or(usize::MAX);
         rows = match step {
             Step::Join {
                 rel,
@@ -158,8 +159,17 @@ pub fn render_pipeline<'s, T: Timestamp + Lattice + Ord>(
                 out,
                 body_group,
             } => {
+                // When the group is the whole incoming row, the rows are their own
+                // distinct groups and the aggregate's values need no join back.
+                let whole = bound.is_none()
+                    && group.iter().copied().eq(0..group.len())
+                    && width == group.len();
                 let g = group.clone();
-                let groups = rows.clone().map(move |r| project(&g, &r)).distinct();
+                let groups = if whole {
+                    rows.clone()
+                } else {
+                    rows.clone().map(move |r| project(&g, &r)).distinct()
+                };
                 let body_rows = render_pipeline(env, body, Some(groups.clone()));
                 let bg = body_group.clone();
                 let keyed = body_rows
@@ -192,17 +202,22 @@ pub fn render_pipeline<'s, T: Timestamp + Lattice + Ord>(
                         }
                     },
                 );
-                let arr = values.arrange_by_key_named("AggregateValues");
-                let (g, bound, out) = (group.clone(), *bound, out.clone());
-                rows.map(move |r| (project(&g, &r), r))
-                    .join_core(arr, move |_k, l, v| {
-                        if let Some(b) = bound {
-                            if l[b] != v[0] {
-                                return None;
+                let out = out.clone();
+                if whole {
+                    values.map(move |(g, v)| build(&out, &g, &v))
+                } else {
+                    let arr = values.arrange_by_key_named("AggregateValues");
+                    let (g, bound) = (group.clone(), *bound);
+                    rows.map(move |r| (project(&g, &r), r))
+                        .join_core(arr, move |_k, l, v| {
+                            if let Some(b) = bound {
+                                if l[b] != v[0] {
+                                    return None;
+                                }
                             }
-                        }
-                        Some(build(&out, l, v))
-                    })
+                            Some(build(&out, l, v))
+                        })
+                }
             }
         };
     }

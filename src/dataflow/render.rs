@@ -98,6 +98,7 @@ pub fn render<'s>(
     let mut env = Env::new(unit, arities);
     let mut outs: Vec<Collection<'s, u64, (u32, Row, Row, u32)>> = Vec::new();
     let observe = |r: RelId| outputs.observe.get(r).copied().unwrap_or(false);
+    let view_facts: Vec<RelId> = program.facts.iter().map(|(r, _)| *r).collect();
     for stratum in &plan.strata {
         match stratum {
             StratumPlan::Flat { rel, rules } => {
@@ -110,8 +111,14 @@ pub fn render<'s>(
                         evs.push(ev);
                     }
                 }
+                // Inputs are kept a set by the session; a lone rule that yields a set
+                // needs no distinct when the relation takes no inputs or facts.
+                let has_input =
+                    program.relations[*rel].input || program.facts.iter().any(|(r, _)| r == rel);
                 let coll = if rules.is_empty() {
-                    parts.pop().unwrap()
+                    parts.swap_remove(0)
+                } else if rules.len() == 1 && rules[0].yields_set && !has_input {
+                    parts.swap_remove(1)
                 } else {
                     concatenate(scope, parts).distinct()
                 };
@@ -162,6 +169,7 @@ pub fn render<'s>(
                         reads: read,
                         explain: plan.explain,
                         max_rounds: outputs.max_rounds,
+                        view_facts: &view_facts,
                     },
                 );
                 for (rel, plain, tagged) in out.rels {

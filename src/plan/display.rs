@@ -60,54 +60,51 @@ fn cols(c: &[usize]) -> String {
     format!("[{}]", v.join(", "))
 }
 
-fn pipeline(
-    out: &mut String,
-    p: &Pipeline,
-    prog: &Program,
-    rule: &Rule,
-    indent: &str,
-    given: &[String],
-) -> Vec<String> {
-    let name = |v: VarId| rule.vars[v].0.clone();
+fn pipeline(out: &mut String, p: &Pipeline, prog: &Program, rule: &Rule, indent: &str) {
+    let names = |i: usize| -> Vec<String> {
+        p.layouts
+            .get(i)
+            .map(|l| l.iter().map(|&v| rule.vars[v].0.clone()).collect())
+            .unwrap_or_default()
+    };
     let rel = |r: RelId| prog.relations[r].name.clone();
-    // Reconstruct slot names by replaying projections.
-    let mut slots: Vec<String> = given.to_vec();
     match &p.source {
-        Source::Scan {
-            rel: r,
-            filter,
-            out: o,
-        } => {
-            let _ = writeln!(out, "{indent}scan {}{}", rel(*r), filter_text(filter));
-            slots = o.iter().map(|x| pick(x, &slots, &rel(*r))).collect();
+        Source::Scan { rel: r, filter, .. } => {
+            let _ = writeln!(
+                out,
+                "{indent}scan {}{} -> ({})",
+                rel(*r),
+                filter_text(filter),
+                names(0).join(", ")
+            );
         }
         Source::Unit => {
             let _ = writeln!(out, "{indent}unit");
         }
         Source::Given => {
-            let _ = writeln!(out, "{indent}for each group ({})", slots.join(", "));
+            let _ = writeln!(out, "{indent}for each group ({})", names(0).join(", "));
         }
     }
-    let mut layout_names: Vec<String> = Vec::new();
-    for s in &p.steps {
+    for (i, s) in p.steps.iter().enumerate() {
+        let slots = names(i);
+        let after = names(i + 1).join(", ");
         match s {
             Step::Join {
                 rel: r,
                 key_cols,
                 probe,
                 filter,
-                out: o,
+                ..
             } => {
                 let keys: Vec<String> = probe.iter().map(|x| pick(x, &slots, "")).collect();
                 let _ = writeln!(
                     out,
-                    "{indent}join {} by {} = ({}){}",
+                    "{indent}join {} by {} = ({}){} -> ({after})",
                     rel(*r),
                     cols(key_cols),
                     keys.join(", "),
                     filter_text(filter)
                 );
-                slots = o.iter().map(|x| pick(x, &slots, &rel(*r))).collect();
             }
             Step::Antijoin {
                 rel: r,
@@ -132,22 +129,9 @@ fn pipeline(
                     expr(rhs, &slots)
                 );
             }
-            Step::Project { out: o } => {
-                slots = o.iter().map(|x| pick(x, &slots, "")).collect();
-            }
-            Step::Assign { expr: e, out: o } => {
-                let _ = writeln!(out, "{indent}assign {}", expr(e, &slots));
-                let value = format!("({})", expr(e, &slots));
-                slots = o
-                    .iter()
-                    .map(|x| {
-                        if matches!(x, Pick::Col(_)) {
-                            value.clone()
-                        } else {
-                            pick(x, &slots, "")
-                        }
-                    })
-                    .collect();
+            Step::Project { .. } => {}
+            Step::Assign { expr: e, .. } => {
+                let _ = writeln!(out, "{indent}assign {} -> ({after})", expr(e, &slots));
             }
             Step::Aggregate {
                 group,
@@ -155,37 +139,33 @@ fn pipeline(
                 body,
                 target,
                 bound,
-                out: o,
                 ..
             } => {
                 let g: Vec<String> = group.iter().map(|&s| slots[s].clone()).collect();
                 let f = format!("{func:?}").to_lowercase();
-                let _ = writeln!(out, "{indent}aggregate {f} by ({}):", g.join(", "));
-                let inner = pipeline(out, body, prog, rule, &format!("{indent}    "), &g);
-                if let Some(t) = target {
-                    let _ = writeln!(out, "{indent}    of {}", expr(t, &inner));
-                }
-                let value = format!("{f}");
+                let of = target
+                    .as_ref()
+                    .map(|t| {
+                        let inner: Vec<String> = body
+                            .layout
+                            .iter()
+                            .map(|&v| rule.vars[v].0.clone())
+                            .collect();
+                        format!(" of {}", expr(t, &inner))
+                    })
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "{indent}aggregate {f}{of} per ({}) -> ({after}):",
+                    g.join(", ")
+                );
+                pipeline(out, body, prog, rule, &format!("{indent}    "));
                 if let Some(b) = bound {
                     let _ = writeln!(out, "{indent}filter {} = {f}", slots[*b]);
                 }
-                slots = o
-                    .iter()
-                    .map(|x| {
-                        if matches!(x, Pick::Col(_)) {
-                            value.clone()
-                        } else {
-                            pick(x, &slots, "")
-                        }
-                    })
-                    .collect();
             }
         }
-        layout_names = slots.clone();
     }
-    let _ = layout_names;
-    // Prefer the real variable names for the final layout.
-    p.layout.iter().map(|&v| name(v)).collect()
 }
 
 impl Plan {
@@ -207,7 +187,13 @@ impl Plan {
                 prog.sources.location(rule.span),
                 tier
             );
-            let names = pipeline(out, &rp.body, prog, rule, &format!("{indent}    "), &[]);
+            pipeline(out, &rp.body, prog, rule, &format!("{indent}    "));
+            let names: Vec<String> = rp
+                .body
+                .layout
+                .iter()
+                .map(|&v| rule.vars[v].0.clone())
+                .collect();
             let head: Vec<String> = rp.head_out.iter().map(|x| pick(x, &names, "")).collect();
             let _ = writeln!(out, "{indent}    => {}({})", rel(rp.head), head.join(", "));
         };

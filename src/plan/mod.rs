@@ -132,6 +132,8 @@ pub struct Pipeline {
     pub steps: Vec<Step>,
     /// The variable in each slot of the final row.
     pub layout: Vec<VarId>,
+    /// The layout after the source and after each step (for display).
+    pub layouts: Vec<Vec<VarId>>,
 }
 
 #[derive(Clone, Debug)]
@@ -145,6 +147,9 @@ pub struct RulePlan {
     pub head_out: Vec<Pick>,
     /// With explanations: the slots of the template's variables, in template order.
     pub explain: Option<Vec<usize>>,
+    /// Each head fact is derived at most once (every variable of a positive atom is in
+    /// the head and no atom has a wildcard), so the rule's output is already a set.
+    pub yields_set: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -307,6 +312,14 @@ fn plan_rule(program: &Program, index: usize, explain: bool) -> Result<RulePlan,
             crate::MAX_ARITY - 1
         ));
     }
+    let yields_set = rule.body.iter().all(|l| match l {
+        Literal::Atom { args, .. } => args.iter().all(|t| match t {
+            Term::Var(v) => rule.head_args.contains(&Term::Var(*v)),
+            Term::Const(_) => true,
+            Term::Wild => false,
+        }),
+        _ => true,
+    });
     Ok(RulePlan {
         rule: index,
         head: rule.head,
@@ -314,6 +327,7 @@ fn plan_rule(program: &Program, index: usize, explain: bool) -> Result<RulePlan,
         body,
         head_out,
         explain: explain_slots,
+        yields_set,
     })
 }
 
@@ -455,7 +469,11 @@ fn plan_pipeline(
         Source::Unit
     };
 
+    let mut layouts = vec![layout.clone()];
     loop {
+        while layouts.len() < steps.len() + 1 {
+            layouts.push(layout.clone());
+        }
         // Cheap literals first: filters, assignments, negations, then aggregates.
         let mut next = None;
         for pass in 0..3 {
@@ -661,9 +679,13 @@ fn plan_pipeline(
             }
         }
     }
+    while layouts.len() < steps.len() + 1 {
+        layouts.push(layout.clone());
+    }
     Ok(Pipeline {
         source,
         steps,
         layout,
+        layouts,
     })
 }

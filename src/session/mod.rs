@@ -12,7 +12,7 @@
 
 mod worker;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -94,10 +94,12 @@ pub struct Session {
     replies: Receiver<Reply>,
     guards: Option<timely::communication::WorkerGuards<()>>,
     inputs: HashSet<(RelId, Row)>,
+    /// Facts written in the program: always present, whatever is inserted or retracted.
+    fixed: HashSet<(RelId, Row)>,
     pending: Vec<(RelId, Row, isize)>,
     epoch: u64,
     observed: Vec<bool>,
-    contents: Vec<HashMap<Row, u32>>,
+    contents: Vec<BTreeMap<Row, u32>>,
     events: HashMap<(RelId, Row), (usize, Row, u32)>,
 }
 
@@ -160,15 +162,14 @@ impl Session {
             replies,
             guards: Some(guards),
             inputs: HashSet::new(),
+            fixed: HashSet::new(),
             pending: Vec::new(),
             epoch: 0,
             observed,
-            contents: vec![HashMap::new(); n],
+            contents: vec![BTreeMap::new(); n],
             events: HashMap::new(),
         };
-        for (rel, values) in &program.facts {
-            s.insert(*rel, values)?;
-        }
+        s.load_program_facts();
         Ok(s)
     }
 
@@ -209,19 +210,30 @@ impl Session {
         Ok(row(values))
     }
 
+    fn load_program_facts(&mut self) {
+        let program = self.program.clone();
+        for (rel, values) in &program.facts {
+            let r = row(values);
+            if self.fixed.insert((*rel, r)) && !self.inputs.contains(&(*rel, r)) {
+                self.pending.push((*rel, r, 1));
+            }
+        }
+    }
+
     /// Adds an input fact (no effect if it is already present). Takes effect at commit.
     pub fn insert(&mut self, rel: RelId, values: &[Value]) -> Result<(), String> {
         let r = self.check_row(rel, values)?;
-        if self.inputs.insert((rel, r)) {
+        if self.inputs.insert((rel, r)) && !self.fixed.contains(&(rel, r)) {
             self.pending.push((rel, r, 1));
         }
         Ok(())
     }
 
-    /// Removes an input fact (no effect if it is absent). Takes effect at commit.
+    /// Removes an input fact (no effect if it is absent, or written in the program).
+    /// Takes effect at commit.
     pub fn retract(&mut self, rel: RelId, values: &[Value]) -> Result<(), String> {
         let r = self.check_row(rel, values)?;
-        if self.inputs.remove(&(rel, r)) {
+        if self.inputs.remove(&(rel, r)) && !self.fixed.contains(&(rel, r)) {
             self.pending.push((rel, r, -1));
         }
         Ok(())
@@ -232,10 +244,12 @@ impl Session {
         values.len() <= WIDTH && self.inputs.contains(&(rel, row(values)))
     }
 
-    /// Removes every input fact (used to reuse a session for the next batch).
+    /// Removes every input fact (program facts stay).
     pub fn retract_all(&mut self) {
         for (rel, r) in self.inputs.drain() {
-            self.pending.push((rel, r, -1));
+            if !self.fixed.contains(&(rel, r)) {
+                self.pending.push((rel, r, -1));
+            }
         }
     }
 
@@ -283,10 +297,8 @@ impl Session {
             c.clear();
         }
         self.events.clear();
-        let program = self.program.clone();
-        for (rel, values) in &program.facts {
-            self.insert(*rel, values)?;
-        }
+        self.fixed.clear();
+        self.load_program_facts();
         Ok(())
     }
 
@@ -370,6 +382,31 @@ impl Session {
         v
     }
 
+    /// The facts of an observed relation whose first columns equal `prefix`, with
+    /// their rounds, sorted.
+    pub fn rows_with_prefix(&self, rel: RelId, prefix: &[Value]) -> Vec<(Vec<Value>, u32)> {
+        assert!(
+            self.observed[rel],
+            "relation {} is not observed",
+            self.program.relations[rel].name
+        );
+        let arity = self.program.relations[rel].arity();
+        let lo = row(prefix);
+        let mut out = Vec::new();
+        for (r, k) in self.contents[rel].range(lo..) {
+            if r[..prefix.len()] != *prefix {
+                break;
+            }
+            out.push((r[..arity].to_vec(), *k));
+        }
+        out
+    }
+
+    /// How many facts an observed relation holds.
+    pub fn len(&self, rel: RelId) -> usize {
+        self.contents[rel].len()
+    }
+
     pub fn is_observed(&self, rel: RelId) -> bool {
         self.observed[rel]
     }
@@ -404,4 +441,46 @@ impl Drop for Session {
             let _ = g.join();
         }
     }
+}
+
+/// Renders an event's `@explain` template. `format` turns `{var:name}` values into
+/// text for format names the client knows; otherwise numbers print as numbers and
+/// symbols as their text.
+pub fn render_event(
+    program: &Program,
+    symbols: &Symbols,
+    ev: &Event,
+    format: &dyn Fn(&str, Value) -> Option<String>,
+) -> String {
+    use crate::check::ir::{Piece, Type};
+    let rule = &program.rules[ev.rule];
+    let Some(pieces) = &rule.explain else {
+        return rule.label.clone();
+    };
+    let mut order: Vec<usize> = Vec::new();
+    for p in pieces {
+        if let Piece::Var { var, .. } = p {
+            if !order.contains(var) {
+                order.push(*var);
+            }
+        }
+    }
+    let mut out = String::new();
+    for p in pieces {
+        match p {
+            Piece::Text(t) => out.push_str(t),
+            Piece::Var { var, format: f } => {
+                let i = order.iter().position(|v| v == var).unwrap_or(0);
+                let v = ev.bindings.get(i).copied().unwrap_or(0);
+                let text = f.as_deref().and_then(|f| format(f, v)).unwrap_or_else(|| {
+                    match rule.vars[*var].1 {
+                        Type::Symbol => symbols.name(v).to_string(),
+                        Type::Number => v.to_string(),
+                    }
+                });
+                out.push_str(&text);
+            }
+        }
+    }
+    out
 }

@@ -1,0 +1,456 @@
+//! Grids in, views out: the Sudoku host's side of an engine session.
+//!
+//! In: puzzles ([`Grid`]s) under small integer ids, edits to their givens, guesses.
+//! They become facts: `puzzle(p)`, `cell(p, c)`, `digit(p, v)`, `given(p, c, v)`,
+//! `member(p, c, g)` and `group(p, g, kind, index)` with kinds `"row"`, `"column"`,
+//! `"box"`, and `guess(p, c, v)`. Out: per puzzle the placed values, the candidates
+//! (when asked for), the status, the contradictions and the search choice, read from
+//! the relations the rule program defines. No reasoning happens here.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::grid::{groups, Grid, GroupKind, Shape};
+use crate::check::ir::{Program, RelId, Value};
+use crate::session::{Commit, Config, Event, Observe, Session};
+
+/// What the rules concluded about a puzzle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Every cell placed, no contradiction.
+    Solved,
+    /// The rules reached their fixpoint with cells left open.
+    Stalled,
+    /// The rules derived a contradiction from givens that do not conflict directly.
+    Contradiction,
+    /// Two givens conflict (same value twice in a group).
+    Invalid,
+}
+
+/// One puzzle as the rules left it.
+#[derive(Clone, Debug)]
+pub struct View {
+    pub shape: Shape,
+    /// Per cell: the placed value, 0 when open (if two values were placed, the lower).
+    pub placed: Vec<u8>,
+    /// Per cell: remaining candidates, ascending (empty unless candidates are observed).
+    pub candidates: Vec<Vec<u8>>,
+    pub status: Status,
+    /// The highest round in which anything was placed or eliminated.
+    pub rounds: u32,
+}
+
+impl View {
+    pub fn grid(&self) -> Grid {
+        Grid {
+            shape: self.shape,
+            values: self.placed.clone(),
+        }
+    }
+    pub fn filled(&self) -> usize {
+        self.placed.iter().filter(|&&v| v != 0).count()
+    }
+}
+
+/// What to observe.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    pub workers: usize,
+    pub timely_args: Vec<String>,
+    /// Report candidates (for dumps and editing).
+    pub candidates: bool,
+    /// Report eliminations with their rounds (for editing and stepping).
+    pub eliminations: bool,
+    /// Produce explain events.
+    pub explain: bool,
+    /// Report the search choice.
+    pub search: bool,
+    pub max_rounds: Option<u32>,
+}
+
+/// Relation ids of the host interface (see `rules`).
+#[derive(Clone, Debug)]
+pub struct Rels {
+    pub puzzle: RelId,
+    pub cell: RelId,
+    pub digit: RelId,
+    pub given: RelId,
+    pub guess: RelId,
+    pub member: RelId,
+    pub group: RelId,
+    pub placed: Option<RelId>,
+    pub eliminated: Option<RelId>,
+    pub candidate: Option<RelId>,
+    pub solved: Option<RelId>,
+    pub broken: Option<RelId>,
+    pub invalid: Option<RelId>,
+    pub choice_value: Option<RelId>,
+    pub empty_cell: Option<RelId>,
+    pub no_place: Option<RelId>,
+    pub clash: Option<RelId>,
+}
+
+impl Rels {
+    pub fn of(program: &Program) -> Result<Rels, String> {
+        let need = |name: &str, arity: usize| -> Result<RelId, String> {
+            let r = program.relation(name).ok_or_else(|| {
+                format!("the rule program must declare '{name}' (see datalog/grid.dl)")
+            })?;
+            if program.relations[r].arity() != arity {
+                return Err(format!("'{name}' must have {arity} columns"));
+            }
+            Ok(r)
+        };
+        let opt = |name: &str| program.relation(name);
+        Ok(Rels {
+            puzzle: need("puzzle", 1)?,
+            cell: need("cell", 2)?,
+            digit: need("digit", 2)?,
+            given: need("given", 3)?,
+            guess: need("guess", 3)?,
+            member: need("member", 3)?,
+            group: need("group", 4)?,
+            placed: opt("placed"),
+            eliminated: opt("eliminated"),
+            candidate: opt("candidate"),
+            solved: opt("solved"),
+            broken: opt("broken"),
+            invalid: opt("invalid"),
+            choice_value: opt("choice_value"),
+            empty_cell: opt("empty_cell"),
+            no_place: opt("no_place"),
+            clash: opt("clash"),
+        })
+    }
+}
+
+/// A session of the engine running a Sudoku rule program over any number of puzzles.
+pub struct Board {
+    session: Session,
+    pub rels: Rels,
+    kinds: [Value; 3],
+    shapes: HashMap<Value, Shape>,
+    program: Arc<Program>,
+}
+
+impl Board {
+    pub fn new(program: Arc<Program>, opts: &Options) -> Result<Board, String> {
+        let rels = Rels::of(&program)?;
+        let mut observe = Vec::new();
+        let mut add = |r: Option<RelId>, on: bool| {
+            if let (Some(r), true) = (r, on) {
+                observe.push(r);
+            }
+        };
+        add(rels.placed, true);
+        add(rels.solved, true);
+        add(rels.broken, true);
+        add(rels.invalid, true);
+        add(rels.candidate, opts.candidates);
+        add(rels.eliminated, opts.eliminations);
+        add(rels.choice_value, opts.search);
+        add(rels.empty_cell, opts.candidates);
+        add(rels.no_place, opts.candidates);
+        add(rels.clash, opts.candidates);
+        let config = Config {
+            workers: opts.workers.max(1),
+            timely_args: opts.timely_args.clone(),
+            explain: opts.explain,
+            observe: Observe::Relations(observe),
+            max_rounds: opts.max_rounds,
+        };
+        let mut session = Session::new(program.clone(), config)?;
+        let kinds = ["row", "column", "box"].map(|k| session.symbols().intern(k));
+        Ok(Board {
+            session,
+            rels,
+            kinds,
+            shapes: HashMap::new(),
+            program,
+        })
+    }
+
+    pub fn program(&self) -> &Arc<Program> {
+        &self.program
+    }
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+    pub fn shape(&self, p: Value) -> Option<Shape> {
+        self.shapes.get(&p).copied()
+    }
+
+    fn puzzle_facts(&mut self, p: Value, shape: Shape, insert: bool) -> Result<(), String> {
+        let s = &mut self.session;
+        let mut put = |rel: RelId, row: &[Value]| {
+            if insert {
+                s.insert(rel, row)
+            } else {
+                s.retract(rel, row)
+            }
+        };
+        put(self.rels.puzzle, &[p])?;
+        for c in 0..shape.cells() {
+            put(self.rels.cell, &[p, c as Value])?;
+        }
+        for v in 1..=shape.size() {
+            put(self.rels.digit, &[p, v as Value])?;
+        }
+        for (g, (kind, cells)) in groups(shape).into_iter().enumerate() {
+            let (k, i) = match kind {
+                GroupKind::Row(i) => (self.kinds[0], i),
+                GroupKind::Col(i) => (self.kinds[1], i),
+                GroupKind::Box(i) => (self.kinds[2], i),
+            };
+            put(self.rels.group, &[p, g as Value, k, i as Value])?;
+            for c in cells {
+                put(self.rels.member, &[p, c as Value, g as Value])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a puzzle under id `p` (pending until commit).
+    pub fn add(&mut self, p: Value, grid: &Grid) -> Result<(), String> {
+        self.puzzle_facts(p, grid.shape, true)?;
+        for (c, v) in grid.givens() {
+            self.session
+                .insert(self.rels.given, &[p, c as Value, v as Value])?;
+        }
+        self.shapes.insert(p, grid.shape);
+        Ok(())
+    }
+
+    /// Sets or clears one given.
+    pub fn set_given(&mut self, p: Value, c: usize, v: u8, on: bool) -> Result<(), String> {
+        let row = [p, c as Value, v as Value];
+        if on {
+            self.session.insert(self.rels.given, &row)
+        } else {
+            self.session.retract(self.rels.given, &row)
+        }
+    }
+
+    /// Inserts or retracts a guess.
+    pub fn set_guess(&mut self, p: Value, c: usize, v: u8, on: bool) -> Result<(), String> {
+        let row = [p, c as Value, v as Value];
+        if on {
+            self.session.insert(self.rels.guess, &row)
+        } else {
+            self.session.retract(self.rels.guess, &row)
+        }
+    }
+
+    pub fn commit(&mut self) -> Result<Commit, String> {
+        self.session.commit()
+    }
+
+    /// Forgets every puzzle (drops the dataflow; cheaper than retracting).
+    pub fn reset(&mut self) -> Result<(), String> {
+        self.shapes.clear();
+        self.session.reset()
+    }
+
+    /// The view of every puzzle, by id.
+    pub fn views(&self) -> HashMap<Value, View> {
+        let mut out: HashMap<Value, View> = HashMap::new();
+        for (&p, &shape) in &self.shapes {
+            let n = shape.cells();
+            out.insert(
+                p,
+                View {
+                    shape,
+                    placed: vec![0; n],
+                    candidates: vec![Vec::new(); n],
+                    status: Status::Stalled,
+                    rounds: 0,
+                },
+            );
+        }
+        for (row, round) in self
+            .rels
+            .placed
+            .map(|r| self.session.contents(r))
+            .unwrap_or_default()
+        {
+            if let Some(v) = out.get_mut(&row[0]) {
+                let c = row[1] as usize;
+                if c < v.placed.len() && (v.placed[c] == 0 || (row[2] as u8) < v.placed[c]) {
+                    v.placed[c] = row[2] as u8;
+                }
+                v.rounds = v.rounds.max(round);
+            }
+        }
+        if let Some(r) = self
+            .rels
+            .eliminated
+            .filter(|&r| self.session.is_observed(r))
+        {
+            for (row, round) in self.session.contents(r) {
+                if let Some(v) = out.get_mut(&row[0]) {
+                    v.rounds = v.rounds.max(round);
+                }
+            }
+        }
+        if let Some(r) = self.rels.candidate.filter(|&r| self.session.is_observed(r)) {
+            for (row, _) in self.session.contents(r) {
+                if let Some(v) = out.get_mut(&row[0]) {
+                    if let Some(cs) = v.candidates.get_mut(row[1] as usize) {
+                        cs.push(row[2] as u8);
+                    }
+                }
+            }
+        }
+        let mark = |rel: Option<RelId>, status: Status, out: &mut HashMap<Value, View>| {
+            if let Some(r) = rel {
+                for (row, _) in self.session.contents(r) {
+                    if let Some(v) = out.get_mut(&row[0]) {
+                        if v.status == Status::Stalled || status == Status::Invalid {
+                            v.status = status;
+                        }
+                    }
+                }
+            }
+        };
+        mark(self.rels.solved, Status::Solved, &mut out);
+        mark(self.rels.broken, Status::Contradiction, &mut out);
+        mark(self.rels.invalid, Status::Invalid, &mut out);
+        for v in out.values_mut() {
+            for cs in v.candidates.iter_mut() {
+                cs.sort();
+            }
+        }
+        out
+    }
+
+    fn has(&self, rel: Option<RelId>, p: Value) -> bool {
+        rel.is_some_and(|r| !self.session.rows_with_prefix(r, &[p]).is_empty())
+    }
+
+    /// One puzzle's status.
+    pub fn status(&self, p: Value) -> Status {
+        if self.has(self.rels.invalid, p) {
+            Status::Invalid
+        } else if self.has(self.rels.solved, p) {
+            Status::Solved
+        } else if self.has(self.rels.broken, p) {
+            Status::Contradiction
+        } else {
+            Status::Stalled
+        }
+    }
+
+    /// One puzzle's view (reads only that puzzle's facts).
+    pub fn view(&self, p: Value) -> Option<View> {
+        let shape = self.shape(p)?;
+        let n = shape.cells();
+        let mut v = View {
+            shape,
+            placed: vec![0; n],
+            candidates: vec![Vec::new(); n],
+            status: self.status(p),
+            rounds: 0,
+        };
+        for (row, round) in self
+            .rels
+            .placed
+            .map(|r| self.session.rows_with_prefix(r, &[p]))
+            .unwrap_or_default()
+        {
+            let c = row[1] as usize;
+            if c < n && (v.placed[c] == 0 || (row[2] as u8) < v.placed[c]) {
+                v.placed[c] = row[2] as u8;
+            }
+            v.rounds = v.rounds.max(round);
+        }
+        if let Some(r) = self
+            .rels
+            .eliminated
+            .filter(|&r| self.session.is_observed(r))
+        {
+            for (_, round) in self.session.rows_with_prefix(r, &[p]) {
+                v.rounds = v.rounds.max(round);
+            }
+        }
+        if let Some(r) = self.rels.candidate.filter(|&r| self.session.is_observed(r)) {
+            for (row, _) in self.session.rows_with_prefix(r, &[p]) {
+                if let Some(cs) = v.candidates.get_mut(row[1] as usize) {
+                    cs.push(row[2] as u8);
+                }
+            }
+        }
+        Some(v)
+    }
+
+    /// The search's choice for one puzzle: the open cell with the fewest candidates
+    /// (lowest cell on ties) and its candidates, ascending.
+    pub fn choice(&self, p: Value) -> Option<(usize, Vec<u8>)> {
+        let r = self.rels.choice_value?;
+        let rows = self.session.rows_with_prefix(r, &[p]);
+        let cell = rows.first()?.0[1] as usize;
+        Some((cell, rows.iter().map(|(row, _)| row[2] as u8).collect()))
+    }
+
+    /// Where a puzzle is contradictory, in words (cells in Drools notation).
+    pub fn contradictions(&self, p: Value, notation: super::explain::Notation) -> Vec<String> {
+        let Some(shape) = self.shape(p) else {
+            return Vec::new();
+        };
+        let cell = |c: Value| notation.cell(shape, c as usize);
+        let group_name = |g: Value| -> String {
+            match groups(shape).get(g as usize) {
+                Some((GroupKind::Row(i), _)) => format!("row {i}"),
+                Some((GroupKind::Col(i), _)) => format!("column {i}"),
+                Some((GroupKind::Box(i), _)) => format!("box {i}"),
+                None => format!("group {g}"),
+            }
+        };
+        let mut out = Vec::new();
+        let mut read = |rel: Option<RelId>, f: &dyn Fn(&[Value]) -> String| {
+            if let Some(r) = rel.filter(|&r| self.session.is_observed(r)) {
+                for (row, _) in self.session.rows_with_prefix(r, &[p]) {
+                    out.push(f(&row));
+                }
+            }
+        };
+        read(self.rels.empty_cell, &|r| {
+            format!("{} has no candidates", cell(r[1]))
+        });
+        read(self.rels.no_place, &|r| {
+            format!("{} has no place left for {}", group_name(r[1]), r[2])
+        });
+        read(self.rels.clash, &|r| {
+            format!("{} holds {} twice", group_name(r[1]), r[2])
+        });
+        out
+    }
+
+    /// All explain events, in log order: round, then tier, then rule, then fact.
+    pub fn events(&self) -> Vec<Event> {
+        let mut evs = self.session.events();
+        let rules = &self.program.rules;
+        evs.sort_by(|a, b| {
+            (a.round, rules[a.rule].tier, a.rule, &a.head).cmp(&(
+                b.round,
+                rules[b.rule].tier,
+                b.rule,
+                &b.head,
+            ))
+        });
+        evs
+    }
+
+    /// Renders an event with its rule's template; cells named in `notation`.
+    pub fn render(&self, ev: &Event, notation: super::explain::Notation) -> String {
+        let shape = self.shape(ev.head[0]).unwrap_or(Shape::new(3).unwrap());
+        crate::session::render_event(
+            &self.program,
+            self.session.symbols_ref(),
+            ev,
+            &|format, v| match format {
+                "cell" => Some(notation.cell(shape, v as usize)),
+                _ => None,
+            },
+        )
+    }
+}

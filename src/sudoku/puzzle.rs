@@ -1,0 +1,787 @@
+//! Reading puzzle text.
+//!
+//! In: text from a file, standard input, a built-in sample or a command-line argument.
+//! Out: a sequence of [`Puzzle`]s (a [`Grid`] of givens plus where it came from), one
+//! `Result` per puzzle, so that one bad puzzle does not stop the others. Nothing here
+//! panics, whatever the input.
+//!
+//! # Formats
+//!
+//! Lines are read one at a time; trailing whitespace (and a CR) is ignored, and so is a
+//! UTF-8 byte-order mark at the start. A line whose first non-blank character is `#` is
+//! a comment; blank lines separate puzzles and are otherwise ignored. Two formats, which
+//! may be mixed in one file:
+//!
+//! 1. **One puzzle per line**: a line of 16, 81, 256 or 625 characters is a whole 4x4,
+//!    9x9, 16x16 or 25x25 puzzle, row by row. Characters are digits of the size's
+//!    alphabet (see [`crate::sudoku::grid`]) or `.`/`0` for an empty cell; in an
+//!    81-character line any character other than `1`-`9` is empty.
+//! 2. **Block** (the Drools "File > Open..." format, 9x9 only): 9 consecutive lines of
+//!    at most 9 characters each; a digit `1`-`9` is a given, anything else, including
+//!    the missing end of a short line, is empty. Any other line of at most 9 characters
+//!    starts a block. Comment lines inside a block are skipped; a blank line or the end
+//!    of the file before the 9th line is an error, and so is a line longer than 9
+//!    (reported once; the rest of that block is skipped, except that a line of a
+//!    one-line puzzle's length is then read as a puzzle).
+//!
+//! Errors read `file:line:col: message`, for example
+//! `puzzles.txt:3:1: puzzle line has 80 characters; expected 16, 81, 256 or 625 (one
+//! puzzle per line) or a 9-line block`.
+//!
+//! [`PuzzleReader`] streams puzzles from any [`BufRead`] in bounded memory (a line is
+//! kept up to a few kilobytes; the rest of an overlong line is only counted);
+//! [`parse_text`] and [`parse_puzzle_arg`] are built on it.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::io::{self, BufRead};
+
+use super::grid::{Grid, Shape};
+use super::samples;
+
+/// A puzzle read from some source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Puzzle {
+    /// The givens (0 = empty).
+    pub grid: Grid,
+    /// Where it came from: a file name, `<stdin>`, `<argument>` or a sample name.
+    pub source: String,
+    /// The 1-based line where the puzzle starts.
+    pub line: usize,
+}
+
+/// A puzzle that could not be read. Displays as `source:line:col: message`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputError {
+    pub source: String,
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in characters.
+    pub col: usize,
+    pub message: String,
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.source, self.line, self.col, self.message
+        )
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// Bytes of a line kept in memory; longer lines are only counted. Larger than the
+/// longest valid line (625 characters of up to 4 bytes).
+const MAX_LINE_BYTES: usize = 4096;
+
+/// Number of lines in a block, and the most characters a block line may have.
+const BLOCK: usize = 9;
+
+/// A block being collected.
+struct Block {
+    /// 1-based line of its first row.
+    start: usize,
+    rows: usize,
+    values: Vec<u8>,
+    /// An error has been reported for it: finish its lines silently, yield nothing.
+    failed: bool,
+}
+
+/// One line as read: its text (possibly cut at [`MAX_LINE_BYTES`]) and its length in
+/// characters after trimming trailing whitespace.
+struct Line {
+    text: String,
+    chars: usize,
+}
+
+/// Streams puzzles from a reader: an iterator of `Result<Puzzle, InputError>`, one per
+/// puzzle or bad puzzle, in file order. See the [module docs](self) for the formats.
+/// An I/O error is reported once, as an [`InputError`], and ends the stream.
+pub struct PuzzleReader<R: BufRead> {
+    reader: R,
+    source: String,
+    /// Number of lines read so far (the current line's 1-based number).
+    line_no: usize,
+    block: Option<Block>,
+    pending: VecDeque<Result<Puzzle, InputError>>,
+    buf: Vec<u8>,
+    done: bool,
+}
+
+impl<R: BufRead> PuzzleReader<R> {
+    /// A reader of puzzles from `reader`, naming `source` in positions.
+    pub fn new(source: impl Into<String>, reader: R) -> PuzzleReader<R> {
+        PuzzleReader {
+            reader,
+            source: source.into(),
+            line_no: 0,
+            block: None,
+            pending: VecDeque::new(),
+            buf: Vec::new(),
+            done: false,
+        }
+    }
+
+    /// The source name given to [`PuzzleReader::new`].
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    fn error(&self, line: usize, col: usize, message: String) -> Result<Puzzle, InputError> {
+        Err(InputError {
+            source: self.source.clone(),
+            line,
+            col,
+            message,
+        })
+    }
+
+    fn puzzle(&self, grid: Grid, line: usize) -> Result<Puzzle, InputError> {
+        Ok(Puzzle {
+            grid,
+            source: self.source.clone(),
+            line,
+        })
+    }
+
+    /// Reads the next line, or `None` at end of input. Keeps at most
+    /// [`MAX_LINE_BYTES`] bytes of it.
+    fn read_line(&mut self) -> io::Result<Option<Line>> {
+        self.buf.clear();
+        let mut any = false;
+        // For the part beyond MAX_LINE_BYTES: characters seen, and characters up to
+        // the last non-whitespace byte.
+        let (mut extra, mut extra_trimmed) = (0usize, 0usize);
+        loop {
+            let chunk = match self.reader.fill_buf() {
+                Ok(chunk) => chunk,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            any = true;
+            let (part, found) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => (&chunk[..i], true),
+                None => (chunk, false),
+            };
+            let room = MAX_LINE_BYTES.saturating_sub(self.buf.len());
+            let keep = room.min(part.len());
+            self.buf.extend_from_slice(&part[..keep]);
+            for &b in &part[keep..] {
+                // Count characters, not UTF-8 continuation bytes.
+                if b & 0xC0 != 0x80 {
+                    extra += 1;
+                    if !b.is_ascii_whitespace() {
+                        extra_trimmed = extra;
+                    }
+                }
+            }
+            let used = part.len() + usize::from(found);
+            self.reader.consume(used);
+            if found {
+                break;
+            }
+        }
+        if !any {
+            return Ok(None);
+        }
+        self.line_no += 1;
+        if self.line_no == 1 && self.buf.starts_with(b"\xEF\xBB\xBF") {
+            self.buf.drain(..3);
+        }
+        let text = String::from_utf8_lossy(&self.buf);
+        let chars = if extra_trimmed > 0 {
+            // The kept part is followed by more text: count all of it.
+            self.buf.iter().filter(|&&b| b & 0xC0 != 0x80).count() + extra_trimmed
+        } else {
+            text.trim_end().chars().count()
+        };
+        let text = text.trim_end().to_string();
+        Ok(Some(Line { text, chars }))
+    }
+
+    /// Handles one line (or the end of input), queueing any results.
+    fn step(&mut self) {
+        let line = match self.read_line() {
+            Ok(Some(line)) => line,
+            Ok(None) => {
+                self.done = true;
+                if let Some(b) = self.block.take().filter(|b| !b.failed) {
+                    let msg = format!(
+                        "incomplete puzzle block: {} of {BLOCK} lines before the end of the input",
+                        b.rows
+                    );
+                    let e = self.error(b.start, 1, msg);
+                    self.pending.push_back(e);
+                }
+                return;
+            }
+            Err(e) => {
+                self.done = true;
+                let e = self.error(self.line_no + 1, 1, format!("cannot read: {e}"));
+                self.pending.push_back(e);
+                return;
+            }
+        };
+        let n = self.line_no;
+        let first = line.text.trim_start();
+        if first.starts_with('#') {
+            return;
+        }
+        if first.is_empty() {
+            if let Some(b) = self.block.take().filter(|b| !b.failed) {
+                let msg = format!(
+                    "incomplete puzzle block: blank line after {} of {BLOCK} lines (block starts at line {})",
+                    b.rows, b.start
+                );
+                let e = self.error(n, 1, msg);
+                self.pending.push_back(e);
+            }
+            return;
+        }
+        if let Some(mut b) = self.block.take() {
+            if line.chars > BLOCK {
+                if !b.failed {
+                    let msg = format!(
+                        "block line has {} characters; expected at most {BLOCK} (block starts at line {})",
+                        line.chars, b.start
+                    );
+                    let e = self.error(n, BLOCK + 1, msg);
+                    self.pending.push_back(e);
+                }
+                // A whole one-line puzzle right after a stray short line is still read;
+                // otherwise the line counts as a row of the (failed) block.
+                if Shape::from_len(line.chars).is_some() {
+                    self.one_line(&line, n);
+                    return;
+                }
+                b.failed = true;
+            }
+            block_row(&mut b.values, &line.text);
+            b.rows += 1;
+            if b.rows == BLOCK {
+                if b.failed {
+                    return;
+                }
+                let grid = Grid {
+                    shape: Shape::NINE,
+                    values: b.values,
+                };
+                let p = self.puzzle(grid, b.start);
+                self.pending.push_back(p);
+            } else {
+                self.block = Some(b);
+            }
+            return;
+        }
+        if line.chars <= BLOCK {
+            let mut values = Vec::with_capacity(Shape::NINE.cells());
+            block_row(&mut values, &line.text);
+            self.block = Some(Block {
+                start: n,
+                rows: 1,
+                values,
+                failed: false,
+            });
+        } else if Shape::from_len(line.chars).is_some() {
+            self.one_line(&line, n);
+        } else {
+            let msg = format!(
+                "puzzle line has {} characters; expected 16, 81, 256 or 625 (one puzzle per line) or a 9-line block",
+                line.chars
+            );
+            let e = self.error(n, 1, msg);
+            self.pending.push_back(e);
+        }
+    }
+
+    /// Reads a line of a valid one-line length as a puzzle.
+    fn one_line(&mut self, line: &Line, n: usize) {
+        let r = match Grid::parse_line(&line.text) {
+            Ok(grid) => self.puzzle(grid, n),
+            Err((col, msg)) => self.error(n, col, msg),
+        };
+        self.pending.push_back(r);
+    }
+}
+
+/// Appends one block row: `1`-`9` are givens, anything else (and any missing
+/// characters up to 9) is empty.
+fn block_row(values: &mut Vec<u8>, text: &str) {
+    let mut k = 0;
+    for ch in text.chars().take(BLOCK) {
+        values.push(match ch {
+            '1'..='9' => ch as u8 - b'0',
+            _ => 0,
+        });
+        k += 1;
+    }
+    values.resize(values.len() + (BLOCK - k), 0);
+}
+
+impl<R: BufRead> Iterator for PuzzleReader<R> {
+    type Item = Result<Puzzle, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(r) = self.pending.pop_front() {
+                return Some(r);
+            }
+            if self.done {
+                return None;
+            }
+            self.step();
+        }
+    }
+}
+
+/// Reads every puzzle of `text`, naming `source` in positions.
+pub fn parse_text(source: &str, text: &str) -> Vec<Result<Puzzle, InputError>> {
+    PuzzleReader::new(source, text.as_bytes()).collect()
+}
+
+/// Whether a command-line argument is itself puzzle text rather than a name: it holds
+/// a line break, or it is one line of a one-line puzzle's length.
+fn is_puzzle_text(arg: &str) -> bool {
+    arg.contains('\n') || Shape::from_len(arg.trim().chars().count()).is_some()
+}
+
+/// How a command-line PUZZLE argument is resolved, in this order:
+/// 1. a built-in sample name (see [`samples::SAMPLES`]): the sample, its source named
+///    after it;
+/// 2. `-`: standard input, source `<stdin>`;
+/// 3. text holding a line break, or one line of 16, 81, 256 or 625 characters that is
+///    not the name of an existing file: the puzzle(s) themselves, source `<argument>`;
+/// 4. otherwise a file path, source the path as given. A file that cannot be read is
+///    an `Err`: `cannot read 'x': <io error>`.
+pub fn parse_puzzle_arg(arg: &str) -> Result<Vec<Result<Puzzle, InputError>>, String> {
+    if let Some(text) = samples::sample(arg) {
+        return Ok(parse_text(arg, text));
+    }
+    if arg == "-" {
+        let stdin = io::stdin();
+        return Ok(PuzzleReader::new("<stdin>", stdin.lock()).collect());
+    }
+    if is_puzzle_text(arg) && !std::path::Path::new(arg).exists() {
+        return Ok(parse_text("<argument>", arg.trim()));
+    }
+    let bytes = std::fs::read(arg).map_err(|e| format!("cannot read '{arg}': {e}"))?;
+    Ok(PuzzleReader::new(arg, &bytes[..]).collect())
+}
+
+/// Like [`parse_puzzle_arg`], but streams: for large files, puzzles are read as the
+/// iterator is consumed. A file is opened here (an error is `cannot read 'x': ...`);
+/// later read errors come out of the iterator as [`InputError`]s.
+pub fn open_puzzle_arg(arg: &str) -> Result<PuzzleReader<Box<dyn BufRead>>, String> {
+    let (source, reader): (&str, Box<dyn BufRead>) = if let Some(text) = samples::sample(arg) {
+        (arg, Box::new(text.as_bytes()))
+    } else if arg == "-" {
+        ("<stdin>", Box::new(io::BufReader::new(io::stdin())))
+    } else if is_puzzle_text(arg) && !std::path::Path::new(arg).exists() {
+        (
+            "<argument>",
+            Box::new(io::Cursor::new(arg.trim().to_string())),
+        )
+    } else {
+        let cannot = |e: io::Error| format!("cannot read '{arg}': {e}");
+        let file = std::fs::File::open(arg).map_err(cannot)?;
+        if file.metadata().map_err(cannot)?.is_dir() {
+            return Err(cannot(io::Error::from(io::ErrorKind::IsADirectory)));
+        }
+        (arg, Box::new(io::BufReader::new(file)))
+    };
+    Ok(PuzzleReader::new(source, reader))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sudoku::grid::check_solution;
+
+    fn errors(rs: &[Result<Puzzle, InputError>]) -> Vec<String> {
+        rs.iter()
+            .filter_map(|r| r.as_ref().err().map(|e| e.to_string()))
+            .collect()
+    }
+
+    fn lines(rs: &[Result<Puzzle, InputError>]) -> Vec<String> {
+        rs.iter()
+            .filter_map(|r| r.as_ref().ok().map(|p| p.grid.to_line()))
+            .collect()
+    }
+
+    const SIMPLE_LINE: &str =
+        ".568.194.9..6.5..37..493..8897.4.635..39.68..465.8.2915..269..76..5.4..9.497.835.";
+
+    #[test]
+    fn one_per_line_and_comments() {
+        let text = format!(
+            "# header\n\n{SIMPLE_LINE}\r\n  # indented comment\n{}\t \n",
+            "1.3.0..........."
+        );
+        let rs = parse_text("p.txt", &text);
+        assert_eq!(errors(&rs), Vec::<String>::new());
+        assert_eq!(lines(&rs), [SIMPLE_LINE, "1.3............."]);
+        let p = rs[0].as_ref().unwrap();
+        assert_eq!(
+            (p.source.as_str(), p.line, p.grid.given_count()),
+            ("p.txt", 3, 48)
+        );
+        assert_eq!(rs[1].as_ref().unwrap().line, 5);
+    }
+
+    #[test]
+    fn eighty_one_lax() {
+        let line = SIMPLE_LINE
+            .replace('.', "0")
+            .replacen('0', "*", 3)
+            .replacen('0', "a", 1);
+        let rs = parse_text("p.txt", &line);
+        assert_eq!(lines(&rs), [SIMPLE_LINE]);
+    }
+
+    #[test]
+    fn blocks() {
+        let text = "# Drools style\n.568.194.\n9..6.5..3\n7..493..8\n897.4.635\n..39.68..\n\
+                    465.8.2915\n5..269..7\n6..5.4..9\n.497.835.\n";
+        let rs = parse_text("b.txt", text);
+        assert_eq!(errors(&rs), ["b.txt:7:10: block line has 10 characters; expected at most 9 (block starts at line 2)"]);
+        assert_eq!(rs.len(), 1);
+        // A failed block reports once, even when it is also cut short.
+        let rs = parse_text("b.txt", "1\n2\n3333333333\n4444444444\n\n1\n");
+        assert_eq!(errors(&rs).len(), 2);
+        assert_eq!(
+            errors(&rs)[0],
+            "b.txt:3:10: block line has 10 characters; expected at most 9 (block starts at line 1)"
+        );
+        // Short lines, odd characters, a comment inside, mixed with one-line puzzles.
+        let text = format!("x5\n\n{SIMPLE_LINE}\n..3\n#c\n\n");
+        let rs = parse_text("m.txt", &text);
+        assert_eq!(
+            errors(&rs),
+            [
+                "m.txt:2:1: incomplete puzzle block: blank line after 1 of 9 lines (block starts at line 1)",
+                "m.txt:6:1: incomplete puzzle block: blank line after 1 of 9 lines (block starts at line 4)",
+            ]
+        );
+        assert_eq!(lines(&rs), [SIMPLE_LINE]);
+        let text = "-5\n\t\t\t\t\t\t\t\t7\n# skip\n1\n\n"; // blank line ends it early
+        assert_eq!(errors(&parse_text("s", text)).len(), 1);
+        let text = "-5\n\t\t\t\t\t\t\t\t7\n# skip\n1\n2\n3\n4\n5\n6\n7\n8\n";
+        let rs = parse_text("s", text);
+        assert_eq!(errors(&rs[..1]), Vec::<String>::new());
+        let g = &rs[0].as_ref().unwrap().grid;
+        assert_eq!(rs[0].as_ref().unwrap().line, 1);
+        assert_eq!(g.values[1], 5);
+        assert_eq!(g.values[17], 7);
+        assert_eq!(g.values[18], 1);
+        assert_eq!(g.values[72], 7);
+        assert_eq!(g.given_count(), 9);
+        assert_eq!(rs.len(), 2);
+        assert_eq!(
+            errors(&rs[1..]),
+            ["s:11:1: incomplete puzzle block: 1 of 9 lines before the end of the input"]
+        );
+    }
+
+    #[test]
+    fn exact_errors() {
+        let eighty = &SIMPLE_LINE[..80];
+        let text = format!(
+            "# two puzzles\n{SIMPLE_LINE}\n{eighty}\n{}\n",
+            "G..8.F7C..6.Z1..".repeat(16)
+        );
+        let rs = parse_text("puzzles.txt", &text);
+        assert_eq!(
+            errors(&rs),
+            [
+                "puzzles.txt:3:1: puzzle line has 80 characters; expected 16, 81, 256 or 625 (one puzzle per line) or a 9-line block",
+                "puzzles.txt:4:13: 'Z' is not a digit of a 16x16 puzzle",
+            ]
+        );
+        let rs = parse_text("f", "12345\n");
+        assert_eq!(
+            errors(&rs),
+            ["f:1:1: incomplete puzzle block: 1 of 9 lines before the end of the input"]
+        );
+        let rs = parse_text("f", "1234\t1234\t567\n");
+        assert_eq!(errors(&rs)[0], "f:1:1: puzzle line has 13 characters; expected 16, 81, 256 or 625 (one puzzle per line) or a 9-line block");
+        let rs = parse_text("f", "1..5............\n");
+        assert_eq!(errors(&rs), ["f:1:4: '5' is not a digit of a 4x4 puzzle"]);
+        let rs = parse_text("f", "\n\n.\n.\n.\n.\n.\n.\n.\n.\n1.2.3.4.5.6.7.8.9.\n");
+        assert_eq!(errors(&rs), ["f:11:10: block line has 18 characters; expected at most 9 (block starts at line 3)"]);
+        // A one-line puzzle after a stray title line is still read.
+        let rs = parse_text("f", &format!("Puzzle 1\n{SIMPLE_LINE}\n"));
+        assert_eq!(
+            errors(&rs),
+            ["f:2:10: block line has 81 characters; expected at most 9 (block starts at line 1)"]
+        );
+        assert_eq!(lines(&rs), [SIMPLE_LINE]);
+    }
+
+    #[test]
+    fn long_lines_bounded() {
+        let long = "7".repeat(3 * MAX_LINE_BYTES) + "   ";
+        let text = format!("{long}\n{SIMPLE_LINE}");
+        let rs = parse_text("l", &text);
+        let msg = format!(
+            "l:1:1: puzzle line has {} characters; expected 16, 81, 256 or 625 (one puzzle per line) or a 9-line block",
+            3 * MAX_LINE_BYTES
+        );
+        assert_eq!(errors(&rs), [msg]);
+        assert_eq!(lines(&rs), [SIMPLE_LINE]);
+        // 625 characters of 4 bytes each still fit.
+        let wide = "\u{1F600}".repeat(81);
+        let rs = parse_text("w", &wide);
+        assert_eq!(rs[0].as_ref().unwrap().grid.given_count(), 0);
+        // A valid line followed by a lot of trailing spaces.
+        let padded = format!("{SIMPLE_LINE}{}\n", " ".repeat(2 * MAX_LINE_BYTES));
+        assert_eq!(lines(&parse_text("p", &padded)), [SIMPLE_LINE]);
+    }
+
+    #[test]
+    fn bom_and_lossy_utf8() {
+        let mut bytes = b"\xEF\xBB\xBF".to_vec();
+        bytes.extend_from_slice(SIMPLE_LINE.as_bytes());
+        bytes.extend_from_slice(b"\n\xFF\xFE..\n");
+        let rs: Vec<_> = PuzzleReader::new("u", &bytes[..]).collect();
+        assert_eq!(lines(&rs), [SIMPLE_LINE]);
+        assert_eq!(
+            errors(&rs),
+            ["u:2:1: incomplete puzzle block: 1 of 9 lines before the end of the input"]
+        );
+    }
+
+    struct Failing(usize);
+    impl io::Read for Failing {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.0 == 0 {
+                return Err(io::Error::other("disk on fire"));
+            }
+            let line = format!("{SIMPLE_LINE}\n");
+            let n = line.len().min(buf.len());
+            buf[..n].copy_from_slice(&line.as_bytes()[..n]);
+            self.0 -= 1;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn io_error_ends_stream() {
+        let r = io::BufReader::new(Failing(2));
+        let rs: Vec<_> = PuzzleReader::new("d", r).collect();
+        assert_eq!(lines(&rs).len(), 2);
+        assert_eq!(errors(&rs), ["d:3:1: cannot read: disk on fire"]);
+    }
+
+    #[test]
+    fn random_bytes_never_panic() {
+        // A small xorshift generator: deterministic, no dependencies.
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let alphabet = b"123456789.0AGgPz#\n\n\n\r \t\xC3\xA9\xFF[],rc";
+        for round in 0..3000 {
+            let len = (next() % 700) as usize;
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    let x = next();
+                    if round % 3 == 0 {
+                        x as u8
+                    } else {
+                        alphabet[(x % alphabet.len() as u64) as usize]
+                    }
+                })
+                .collect();
+            for r in PuzzleReader::new("r", &bytes[..]) {
+                match r {
+                    Ok(p) => {
+                        assert_eq!(p.grid.values.len(), p.grid.shape.cells());
+                        assert!(p.line >= 1);
+                    }
+                    Err(e) => assert!(e.line >= 1 && e.col >= 1),
+                }
+            }
+            let text = String::from_utf8_lossy(&bytes);
+            let _ = parse_text("r", &text);
+            let _ = Grid::parse_line(&text);
+            let shape = Shape::ALL[round % 4];
+            let _ = crate::sudoku::grid::parse_cell(&text, shape);
+        }
+        // Lines of exactly the one-line lengths, random content.
+        for round in 0..2000 {
+            let shape = Shape::ALL[round % 4];
+            let line: String = (0..shape.cells())
+                .map(|_| char::from(alphabet[(next() % 16) as usize]))
+                .filter(|c| *c != '\n' && *c != '#')
+                .collect();
+            let _ = parse_text("r", &line);
+        }
+    }
+
+    #[test]
+    fn samples_parse_with_their_givens() {
+        let expected = [
+            ("simple", 48),
+            ("medium", 33),
+            ("hard1", 26),
+            ("hard2", 26),
+            ("hard3", 26),
+            ("hard4", 26),
+            ("broken", 28),
+            ("sdo", 36),
+            ("javadoc", 31),
+            ("6948", 26),
+        ];
+        for (name, givens) in expected {
+            let rs = parse_puzzle_arg(name).unwrap();
+            assert_eq!(rs.len(), 1, "{name}");
+            let p = rs[0].as_ref().unwrap();
+            assert_eq!(
+                (p.grid.shape, p.grid.given_count()),
+                (Shape::NINE, givens),
+                "{name}"
+            );
+            assert_eq!((p.source.as_str(), p.line), (name, 1));
+        }
+    }
+
+    #[test]
+    fn readme_solutions_check() {
+        let solved = [
+            (
+                "simple",
+                "356871942984625713712493568897142635123956874465387291531269487678534129249718356",
+            ),
+            (
+                "medium",
+                "847193256593682714216475938764328591351946872928517643489251367675834129132769485",
+            ),
+            (
+                "hard1",
+                "264351987987246135153978264321867549675429813849135672712583496538694721496712358",
+            ),
+            (
+                "hard2",
+                "329674158148325796567891234486917523931582467752436819674253981815769342293148675",
+            ),
+            (
+                "hard3",
+                "784126395215973486369548217957684132842351769631297548593462871476815923128739654",
+            ),
+            (
+                "hard4",
+                "381274695679538214254619837523897461816453972497126583148365729962741358735982146",
+            ),
+            (
+                "sdo",
+                "893465712752981643416732598375629481189574236264813975548396127631247859927158364",
+            ),
+            (
+                "javadoc",
+                "746281395852493671931675248175362984384759162629814537567138429493527816218946753",
+            ),
+        ];
+        for (name, solution) in solved {
+            let p = parse_puzzle_arg(name).unwrap().remove(0).unwrap();
+            let sol: Grid = solution.parse().unwrap();
+            assert_eq!(check_solution(&p.grid, &sol), Ok(()), "{name}");
+            // Corrupt it: swap two different values in the last row.
+            let mut bad = sol.clone();
+            let (a, b) = (
+                72,
+                (73..81).find(|&c| sol.values[c] != sol.values[72]).unwrap(),
+            );
+            bad.values.swap(a, b);
+            assert!(check_solution(&p.grid, &bad).is_err(), "{name}");
+            let mut bad = sol.clone();
+            bad.values[40] = bad.values[40] % 9 + 1;
+            assert!(check_solution(&p.grid, &bad).is_err(), "{name}");
+        }
+        let broken = parse_puzzle_arg("broken").unwrap().remove(0).unwrap();
+        let d = crate::sudoku::grid::duplicates(&broken.grid);
+        assert_eq!(d.len(), 2);
+    }
+
+    #[test]
+    fn args() {
+        let rs = parse_puzzle_arg(SIMPLE_LINE).unwrap();
+        assert_eq!(lines(&rs), [SIMPLE_LINE]);
+        assert_eq!(rs[0].as_ref().unwrap().source, "<argument>");
+        let rs = parse_puzzle_arg(&format!("{SIMPLE_LINE}\n{SIMPLE_LINE}")).unwrap();
+        assert_eq!(rs.len(), 2);
+        let e = parse_puzzle_arg("/nonexistent/x.txt").unwrap_err();
+        assert!(e.starts_with("cannot read '/nonexistent/x.txt': "), "{e}");
+        assert!(parse_puzzle_arg("/")
+            .unwrap_err()
+            .starts_with("cannot read '/': "));
+        assert!(open_puzzle_arg("/").is_err());
+        assert!(open_puzzle_arg("/nonexistent/x.txt").is_err());
+        let n = open_puzzle_arg("hard2").unwrap().count();
+        assert_eq!(n, 1);
+        let n = open_puzzle_arg(SIMPLE_LINE).unwrap().count();
+        assert_eq!(n, 1);
+    }
+
+    #[test]
+    fn input_files() {
+        // Paths relative to the crate root, where `cargo test` runs.
+        let expect = [
+            ("inputs/euler96.txt", 50, Shape::NINE),
+            ("inputs/4x4.txt", 4, Shape::FOUR),
+            ("inputs/16x16.txt", 3, Shape::SIXTEEN),
+            ("tests/data/17_clue_300.txt", 300, Shape::NINE),
+            ("tests/data/kaggle_300.txt", 300, Shape::NINE),
+            ("tests/data/top95.txt", 95, Shape::NINE),
+            ("tests/data/magictour_top1465.txt", 1465, Shape::NINE),
+            ("tests/data/multisol_200.txt", 200, Shape::NINE),
+            ("tests/data/euler96.txt", 50, Shape::NINE),
+        ];
+        let root = env!("CARGO_MANIFEST_DIR");
+        for (path, count, shape) in expect {
+            let rs = parse_puzzle_arg(&format!("{root}/{path}")).unwrap();
+            assert_eq!(errors(&rs), Vec::<String>::new(), "{path}");
+            assert_eq!(rs.len(), count, "{path}");
+            assert!(
+                rs.iter().all(|r| r.as_ref().unwrap().grid.shape == shape),
+                "{path}"
+            );
+        }
+        let p = parse_puzzle_arg(&format!("{root}/tests/data/17_clue_300.txt")).unwrap();
+        assert!(p
+            .iter()
+            .all(|r| r.as_ref().unwrap().grid.given_count() == 17));
+    }
+
+    #[test]
+    fn generated_puzzles_carry_their_solutions() {
+        // inputs/4x4.txt and inputs/16x16.txt: each puzzle is followed by
+        // `# solution: ...`.
+        for path in ["inputs/4x4.txt", "inputs/16x16.txt"] {
+            let text =
+                std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+            let sols: Vec<Grid> = text
+                .lines()
+                .filter_map(|l| l.strip_prefix("# solution: "))
+                .map(|s| s.parse().unwrap())
+                .collect();
+            let puzzles: Vec<Puzzle> = parse_text(path, &text)
+                .into_iter()
+                .map(|r| r.unwrap())
+                .collect();
+            assert_eq!(puzzles.len(), sols.len(), "{path}");
+            for (p, s) in puzzles.iter().zip(&sols) {
+                assert_eq!(check_solution(&p.grid, s), Ok(()), "{path}:{}", p.line);
+            }
+        }
+    }
+}

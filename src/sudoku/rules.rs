@@ -1,0 +1,96 @@
+//! The rule programs: embedded defaults, or files a researcher passes with `--rules`.
+//!
+//! Built-in programs are compiled into the binary and resolve their `#include`s
+//! against the other embedded files, so the binary runs anywhere. A program given on
+//! the command line replaces them and resolves includes on the file system.
+//!
+//! The interface between the host and any Sudoku rule program: it must declare the
+//! input relations of `grid.dl` (`puzzle`, `cell`, `digit`, `given`, `guess`,
+//! `member`, `group`) and define `placed(p, c, v)`; the host also reads, when the
+//! program defines them, `candidate(p, c, v)`, `solved(p)`, `broken(p)`,
+//! `invalid(p)`, `choice_value(p, c, v)` and the contradiction views `empty_cell`,
+//! `no_place`, `clash`.
+
+use std::sync::Arc;
+
+use crate::check::ir::Program;
+use crate::diag::SourceMap;
+use crate::syntax::{parse, parse_files, FsLoader, Loader};
+
+/// The embedded files, by name.
+pub const FILES: &[(&str, &str)] = &[
+    ("grid.dl", include_str!("../../datalog/grid.dl")),
+    ("sudoku.dl", include_str!("../../datalog/sudoku.dl")),
+    ("status.dl", include_str!("../../datalog/status.dl")),
+    ("validate.dl", include_str!("../../datalog/validate.dl")),
+    ("fast.dl", include_str!("../../datalog/fast.dl")),
+];
+
+/// Which built-in program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Builtin {
+    /// Every rule, tiered, with explanations: `sudoku.dl`.
+    Full,
+    /// Singles and intersections only, for raw speed: `fast.dl`.
+    Fast,
+    /// Duplicate givens: `validate.dl`.
+    Validate,
+}
+
+impl Builtin {
+    pub fn file(self) -> &'static str {
+        match self {
+            Builtin::Full => "sudoku.dl",
+            Builtin::Fast => "fast.dl",
+            Builtin::Validate => "validate.dl",
+        }
+    }
+}
+
+struct Embedded;
+
+impl Loader for Embedded {
+    fn load(&self, path: &str, _from: &str) -> Result<(String, String), String> {
+        let name = path.rsplit('/').next().unwrap_or(path);
+        FILES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(n, t)| (format!("datalog/{n}"), t.to_string()))
+            .ok_or_else(|| format!("no built-in file named {name}"))
+    }
+}
+
+fn finish(
+    sources: SourceMap,
+    parsed: Result<crate::syntax::ast::Program, Vec<crate::diag::Diagnostic>>,
+) -> Result<Arc<Program>, String> {
+    let ast = parsed.map_err(|errs| errs.iter().map(|d| d.render(&sources)).collect::<String>())?;
+    crate::check::check(sources, &ast)
+        .map(Arc::new)
+        .map_err(|d| d.to_string())
+}
+
+/// A built-in program, checked.
+pub fn builtin(which: Builtin) -> Result<Arc<Program>, String> {
+    let mut sources = SourceMap::new();
+    let (name, text) = Embedded.load(which.file(), "")?;
+    let id = sources.add(name, text);
+    let parsed = parse(&mut sources, id, &Embedded);
+    finish(sources, parsed)
+}
+
+/// Program files given by the user (concatenated), checked.
+pub fn from_files(paths: &[String]) -> Result<Arc<Program>, String> {
+    let mut sources = SourceMap::new();
+    let parsed = parse_files(&mut sources, paths, &FsLoader);
+    finish(sources, parsed)
+}
+
+/// `--rules` files if any were given, else the built-in program.
+pub fn load(rules: &[String], default: Builtin) -> Result<Arc<Program>, String> {
+    if rules.is_empty() {
+        builtin(default)
+    } else {
+        from_files(rules)
+    }
+}
