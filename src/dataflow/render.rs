@@ -111,14 +111,8 @@ pub fn render<'s>(
                         evs.push(ev);
                     }
                 }
-                // Inputs are kept a set by the session; a lone rule that yields a set
-                // needs no distinct when the relation takes no inputs or facts.
-                let has_input =
-                    program.relations[*rel].input || program.facts.iter().any(|(r, _)| r == rel);
                 let coll = if rules.is_empty() {
                     parts.swap_remove(0)
-                } else if rules.len() == 1 && rules[0].yields_set && !has_input {
-                    parts.swap_remove(1)
                 } else {
                     concatenate(scope, parts).distinct()
                 };
