@@ -87,6 +87,7 @@ pub fn solve(args: &Args) -> Result<i32, String> {
                 Ok(f) => Box::new(PuzzleReader::new(file, std::io::BufReader::new(f))),
                 Err(e) => {
                     writeln!(out, "error: cannot read '{file}': {e}").map_err(|e| e.to_string())?;
+                    summary.add_error();
                     failed_files += 1;
                     continue;
                 }

@@ -106,6 +106,11 @@ impl Summary {
         };
         *self.counts.entry(word).or_default() += 1;
     }
+    /// An input that could not be read at all (a missing file).
+    pub fn add_error(&mut self) {
+        self.total += 1;
+        *self.counts.entry("error").or_default() += 1;
+    }
     pub fn line(&self, elapsed: Duration) -> String {
         let parts: Vec<String> = self
             .counts

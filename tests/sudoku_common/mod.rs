@@ -1,0 +1,123 @@
+//! Test oracles for the Sudoku tests: an independent brute-force solver (never used
+//! by the product) and helpers to run the binary.
+#![allow(dead_code)]
+
+use std::process::{Command, Stdio};
+
+/// Counts solutions (up to `limit`) of an n*n grid given as values (0 empty) by plain
+/// backtracking over bitmasks; returns the first solution found.
+pub fn solve_count(values: &[u8], limit: usize) -> (usize, Option<Vec<u8>>) {
+    let size = (values.len() as f64).sqrt() as usize;
+    let n = (size as f64).sqrt() as usize;
+    let mut grid = values.to_vec();
+    let (mut rows, mut cols, mut boxes) = (vec![0u32; size], vec![0u32; size], vec![0u32; size]);
+    for (c, &v) in values.iter().enumerate() {
+        if v != 0 {
+            let bit = 1u32 << v;
+            let (r, k, b) = (c / size, c % size, (c / size / n) * n + (c % size) / n);
+            if rows[r] & bit != 0 || cols[k] & bit != 0 || boxes[b] & bit != 0 {
+                return (0, None);
+            }
+            rows[r] |= bit;
+            cols[k] |= bit;
+            boxes[b] |= bit;
+        }
+    }
+    let mut count = 0;
+    let mut first = None;
+    #[allow(clippy::too_many_arguments)]
+    fn go(
+        grid: &mut Vec<u8>,
+        size: usize,
+        n: usize,
+        rows: &mut [u32],
+        cols: &mut [u32],
+        boxes: &mut [u32],
+        count: &mut usize,
+        first: &mut Option<Vec<u8>>,
+        limit: usize,
+    ) {
+        if *count >= limit {
+            return;
+        }
+        // The empty cell with the fewest options.
+        let mut best: Option<(usize, u32)> = None;
+        for c in 0..grid.len() {
+            if grid[c] == 0 {
+                let (r, k, b) = (c / size, c % size, (c / size / n) * n + (c % size) / n);
+                let free = !(rows[r] | cols[k] | boxes[b]) & (((1u32 << (size + 1)) - 1) & !1);
+                if best.is_none_or(|(_, f)| free.count_ones() < f.count_ones()) {
+                    best = Some((c, free));
+                }
+            }
+        }
+        let Some((c, free)) = best else {
+            *count += 1;
+            if first.is_none() {
+                *first = Some(grid.clone());
+            }
+            return;
+        };
+        let (r, k, b) = (c / size, c % size, (c / size / n) * n + (c % size) / n);
+        for v in 1..=size as u8 {
+            let bit = 1u32 << v;
+            if free & bit != 0 {
+                grid[c] = v;
+                rows[r] |= bit;
+                cols[k] |= bit;
+                boxes[b] |= bit;
+                go(grid, size, n, rows, cols, boxes, count, first, limit);
+                rows[r] &= !bit;
+                cols[k] &= !bit;
+                boxes[b] &= !bit;
+                grid[c] = 0;
+            }
+        }
+    }
+    go(&mut grid, size, n, &mut rows, &mut cols, &mut boxes, &mut count, &mut first, limit);
+    (count, first)
+}
+
+/// Digits of a 9x9 puzzle line ('.' or '0' empty).
+pub fn parse81(line: &str) -> Vec<u8> {
+    line.chars().map(|c| c.to_digit(10).unwrap_or(0) as u8).collect()
+}
+
+pub fn line81(values: &[u8]) -> String {
+    values.iter().map(|&v| if v == 0 { '.' } else { (b'0' + v) as char }).collect()
+}
+
+/// Runs the binary with arguments and optional stdin; returns (status, stdout, stderr).
+pub fn run(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sudolog"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run sudolog");
+    if let Some(text) = stdin {
+        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    }
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Puzzle lines of a test data file (first `n`).
+pub fn data(file: &str, n: usize) -> Vec<String> {
+    let path = format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .filter(|l| l.len() == 81)
+        .take(n)
+        .map(|s| s.to_string())
+        .collect()
+}
