@@ -132,6 +132,10 @@ impl Args {
         }
         Ok(c)
     }
+    /// The same options with other positionals.
+    pub fn with_positional(&self, positional: Vec<String>) -> Args {
+        Args { positional, values: self.values.clone(), flags: self.flags.clone() }
+    }
     /// This process's index when running across processes (0 otherwise).
     pub fn process_index(&self) -> usize {
         self.value("--process")

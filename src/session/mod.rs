@@ -303,16 +303,24 @@ impl Session {
     }
 
     fn absorb(&mut self, updates: Vec<Update>) -> Commit {
-        // Consolidate.
-        let mut acc: HashMap<(u32, Row, Row, u32), isize> = HashMap::new();
-        for u in updates {
-            *acc.entry((u.tag, u.row, u.binds, u.round)).or_default() += u.diff;
-        }
-        let mut commit = Commit::default();
+        // Consolidate: sort by (tag, row, bindings, round), add up equal keys.
         let mut ups: Vec<((u32, Row, Row, u32), isize)> =
-            acc.into_iter().filter(|(_, d)| *d != 0).collect();
+            updates.into_iter().map(|u| ((u.tag, u.row, u.binds, u.round), u.diff)).collect();
+        ups.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut w = 0;
+        for i in 0..ups.len() {
+            if w > 0 && ups[w - 1].0 == ups[i].0 {
+                ups[w - 1].1 += ups[i].1;
+            } else {
+                ups[w] = ups[i];
+                w += 1;
+            }
+        }
+        ups.truncate(w);
+        ups.retain(|(_, d)| *d != 0);
+        let mut commit = Commit::default();
         // Removals first, so a fact that moved rounds ends up present.
-        ups.sort_by_key(|(k, d)| (*d > 0, *k));
+        ups.sort_by_key(|(_, d)| *d > 0);
         for ((tag, r, b, round), diff) in ups {
             if tag == EVENT {
                 let rule = b[0] as usize;

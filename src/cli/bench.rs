@@ -1,0 +1,194 @@
+//! `sudolog bench ...`: measurements, printed as text for docs/PERFORMANCE.md.
+//! Speed targets live here, never in timed tests.
+//!
+//! - `bench tc [--nodes N] [--edges M] [--seed S] [--repeat K]`: transitive closure of
+//!   a random graph from scratch, then the latency of inserting and of deleting one
+//!   edge, side by side with recomputing from scratch.
+//! - `bench solve FILE [--limit N] [--fast] [-w N] [--no-search] [--first]`: solving
+//!   throughput and peak memory.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::args::Args;
+use sudolog::check::check_str;
+use sudolog::session::{Config, Observe, Session};
+
+const TC: &str = "\
+.decl edge(x: number, y: number)
+.input edge
+.decl path(x: number, y: number)
+.output path
+path(x, y) :- edge(x, y).
+path(x, z) :- path(x, y), edge(y, z).
+";
+
+/// Peak resident memory of this process so far (VmHWM), in MiB.
+pub fn peak_mib() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.to_string()))
+        .and_then(|l| l.split_whitespace().nth(1).and_then(|k| k.parse::<f64>().ok()))
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(f64::NAN)
+}
+
+pub fn median(v: &mut [Duration]) -> Duration {
+    v.sort();
+    if v.is_empty() {
+        Duration::ZERO
+    } else {
+        v[v.len() / 2]
+    }
+}
+
+pub fn percentile(v: &mut [Duration], p: f64) -> Duration {
+    v.sort();
+    if v.is_empty() {
+        Duration::ZERO
+    } else {
+        v[((v.len() - 1) as f64 * p).round() as usize]
+    }
+}
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn tc(args: &Args) -> Result<i32, String> {
+    let nodes: u64 = args.number("--nodes", 1000)?;
+    let edges: usize = args.number("--edges", 2000)?;
+    let seed: u64 = args.number("--seed", 1)?;
+    let repeat: usize = args.number("--repeat", 20)?;
+    let program = Arc::new(check_str("tc.dl", TC).map_err(|d| d.to_string())?);
+    let edge = program.relation("edge").unwrap();
+    let path = program.relation("path").unwrap();
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut set = std::collections::BTreeSet::new();
+    while set.len() < edges {
+        let (a, b) = (rng.below(nodes) as i32, rng.below(nodes) as i32);
+        set.insert((a, b));
+    }
+    let config = |w: usize| Config { workers: w, observe: Observe::Relations(vec![path]), ..Default::default() };
+    let workers = args.engine_config()?.workers;
+    println!("transitive closure: {nodes} nodes, {edges} edges (seed {seed}), {workers} worker(s)");
+    let mut session = Session::new(program.clone(), config(workers))?;
+    let start = Instant::now();
+    for &(a, b) in &set {
+        session.insert(edge, &[a, b])?;
+    }
+    session.commit()?;
+    let scratch = start.elapsed();
+    let paths = session.len(path);
+    println!("from scratch: {} for {paths} paths; peak memory {:.0} MiB", ms(scratch), peak_mib());
+    // Single-edge updates: insert a new edge, then delete it again.
+    let (mut ins, mut del) = (Vec::new(), Vec::new());
+    let mut changed = 0;
+    for _ in 0..repeat {
+        let e = loop {
+            let e = (rng.below(nodes) as i32, rng.below(nodes) as i32);
+            if !set.contains(&e) {
+                break e;
+            }
+        };
+        session.insert(edge, &[e.0, e.1])?;
+        let c = session.commit()?;
+        changed += c.changes.len();
+        ins.push(c.elapsed);
+        session.retract(edge, &[e.0, e.1])?;
+        del.push(session.commit()?.elapsed);
+    }
+    // Side by side: recomputing from scratch in a fresh session, a few times.
+    let mut fresh = Vec::new();
+    for _ in 0..3 {
+        let mut s = Session::new(program.clone(), config(workers))?;
+        let t = Instant::now();
+        for &(a, b) in &set {
+            s.insert(edge, &[a, b])?;
+        }
+        s.commit()?;
+        fresh.push(t.elapsed());
+    }
+    let (mi, md, mf) = (median(&mut ins), median(&mut del), median(&mut fresh));
+    println!(
+        "insert one edge: median {} ({} changed paths on average); delete one edge: median {}",
+        ms(mi),
+        changed / repeat.max(1),
+        ms(md)
+    );
+    println!(
+        "recompute from scratch: median {}; ratio scratch/insert {:.0}x, scratch/delete {:.0}x",
+        ms(mf),
+        mf.as_secs_f64() / mi.as_secs_f64().max(1e-9),
+        mf.as_secs_f64() / md.as_secs_f64().max(1e-9)
+    );
+    Ok(0)
+}
+
+fn solve(args: &Args) -> Result<i32, String> {
+    use sudolog::sudoku::batch::{solve_chunk, Item, Summary};
+    use sudolog::sudoku::board::{Board, Options};
+    use sudolog::sudoku::puzzle::PuzzleReader;
+    use sudolog::sudoku::rules::{load, Builtin};
+    use sudolog::sudoku::search::Mode;
+    let [file] = args.positional.as_slice() else { return Err("bench solve FILE".into()) };
+    let limit: usize = args.number("--limit", usize::MAX)?;
+    let chunk: usize = args.number("--chunk", 1000)?;
+    let which = if args.flag("--fast") { Builtin::Fast } else { Builtin::Full };
+    let program = load(&args.values("--rules"), which)?;
+    let c = args.engine_config()?;
+    let mut board = Board::new(
+        program,
+        &Options { workers: c.workers, timely_args: c.timely_args, search: true, ..Default::default() },
+    )?;
+    let mode = Mode { search: !args.flag("--no-search"), first: args.flag("--first") };
+    let f = std::fs::File::open(file).map_err(|e| format!("cannot read '{file}': {e}"))?;
+    let mut reader = PuzzleReader::new(file.as_str(), std::io::BufReader::new(f)).take(limit).peekable();
+    let mut summary = Summary::default();
+    let start = Instant::now();
+    while reader.peek().is_some() {
+        let items: Vec<Item> = reader.by_ref().take(chunk).collect();
+        for r in solve_chunk(&mut board, items, mode)? {
+            summary.add(&r);
+        }
+    }
+    let elapsed = start.elapsed();
+    println!(
+        "{} ({} rules, {} worker(s), search {}, chunk {chunk}): {}; peak memory {:.0} MiB",
+        file,
+        if which == Builtin::Fast { "fast" } else { "full" },
+        c.workers,
+        if mode.search { if mode.first { "first" } else { "on" } } else { "off" },
+        summary.line(elapsed),
+        peak_mib()
+    );
+    Ok(0)
+}
+
+pub fn run(args: &Args) -> Result<i32, String> {
+    let Some((what, rest)) = args.positional.split_first() else {
+        return Err("bench what? tc | solve FILE | edit".into());
+    };
+    let mut sub = Args::parse(&[]).unwrap();
+    sub.positional = rest.to_vec();
+    let args = args.with_positional(rest.to_vec());
+    let _ = sub;
+    match what.as_str() {
+        "tc" => tc(&args),
+        "solve" => solve(&args),
+        other => Err(format!("unknown benchmark '{other}'; use tc, solve or edit")),
+    }
+}
