@@ -27,16 +27,22 @@ use crate::plan::RulePlan;
 
 type Inner = Product<u64, u64>;
 
+/// (head, [rule, bindings...]) pairs: explained derivations.
+type Explained<'s, T> = Collection<'s, T, (Row, Row)>;
+/// A relation leaving a block: its final contents, and tagged with first rounds.
+pub type LeftRel<'s> = (
+    RelId,
+    Collection<'s, u64, Row>,
+    Collection<'s, u64, (Row, u32)>,
+);
+/// Explain events leaving a block, tagged with their rounds.
+pub type LeftEvents<'s> = Collection<'s, u64, ((Row, Row), u32)>;
+
 /// What leaves a block.
 pub struct BlockOut<'s> {
     /// (relation, final contents, contents tagged with first round); views have round 0.
-    pub rels: Vec<(
-        RelId,
-        Collection<'s, u64, Row>,
-        Collection<'s, u64, (Row, u32)>,
-    )>,
-    /// ((head, [rule, bindings...]), round).
-    pub events: Option<Collection<'s, u64, ((Row, Row), u32)>>,
+    pub rels: Vec<LeftRel<'s>>,
+    pub events: Option<LeftEvents<'s>>,
 }
 
 pub struct BlockSpec<'p> {
@@ -119,7 +125,7 @@ pub fn render_block<'s>(
 
         // Derivations per (relation, tier), and explained ones per rule.
         let mut heads: HashMap<(RelId, u32), Vec<Collection<'_, Inner, Row>>> = HashMap::new();
-        let mut explained: Vec<(RelId, u32, Collection<'_, Inner, (Row, Row)>)> = Vec::new();
+        let mut explained: Vec<(RelId, u32, Explained<'_, Inner>)> = Vec::new();
         for rp in spec.rules {
             let (h, ev) = render_rule(&mut ienv, rp);
             heads.entry((rp.head, rp.tier)).or_default().push(h);
@@ -199,7 +205,7 @@ pub fn render_block<'s>(
             None
         } else {
             // One event per new fact: the least (rule, bindings) that derived it.
-            let mut by_rel: HashMap<RelId, Vec<Collection<'_, Inner, (Row, Row)>>> = HashMap::new();
+            let mut by_rel: HashMap<RelId, Vec<Explained<'_, Inner>>> = HashMap::new();
             for (s, t, ev) in explained {
                 let ok = allowed[&(s, t)].clone();
                 by_rel.entry(s).or_default().push(ev.semijoin(ok));

@@ -224,14 +224,17 @@ pub fn render_pipeline<'s, T: Timestamp + Lattice + Ord>(
     rows
 }
 
+/// A rule's head rows, and with explanations its (head, [rule, bindings...]) pairs.
+pub type RuleOutput<'s, T> = (
+    Collection<'s, T, Row>,
+    Option<Collection<'s, T, (Row, Row)>>,
+);
+
 /// Renders a rule: its head rows, and with explanations (head, [rule, bindings...]).
 pub fn render_rule<'s, T: Timestamp + Lattice + Ord>(
     env: &mut Env<'s, T>,
     rp: &RulePlan,
-) -> (
-    Collection<'s, T, Row>,
-    Option<Collection<'s, T, (Row, Row)>>,
-) {
+) -> RuleOutput<'s, T> {
     let rows = render_pipeline(env, &rp.body, None);
     let head = rp.head_out.clone();
     match &rp.explain {

@@ -181,7 +181,7 @@ pub fn render<'s>(
             }
         }
     }
-    let mut probe = ProbeHandle::new();
+    let probe = ProbeHandle::new();
     outs.push(
         env.unit
             .clone()
@@ -202,7 +202,7 @@ pub fn render<'s>(
                 diff: *diff,
             })
         })
-        .probe_with(&mut probe);
+        .probe_with(&probe);
     Dataflow {
         inputs,
         unit: unit_in,

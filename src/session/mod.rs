@@ -304,9 +304,11 @@ impl Session {
 
     fn absorb(&mut self, updates: Vec<Update>) -> Commit {
         // Consolidate: sort by (tag, row, bindings, round), add up equal keys.
-        let mut ups: Vec<((u32, Row, Row, u32), isize)> =
-            updates.into_iter().map(|u| ((u.tag, u.row, u.binds, u.round), u.diff)).collect();
-        ups.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut ups: Vec<((u32, Row, Row, u32), isize)> = updates
+            .into_iter()
+            .map(|u| ((u.tag, u.row, u.binds, u.round), u.diff))
+            .collect();
+        ups.sort_unstable_by_key(|u| u.0);
         let mut w = 0;
         for i in 0..ups.len() {
             if w > 0 && ups[w - 1].0 == ups[i].0 {

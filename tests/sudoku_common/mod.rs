@@ -42,8 +42,8 @@ pub fn solve_count(values: &[u8], limit: usize) -> (usize, Option<Vec<u8>>) {
         }
         // The empty cell with the fewest options.
         let mut best: Option<(usize, u32)> = None;
-        for c in 0..grid.len() {
-            if grid[c] == 0 {
+        for (c, &v) in grid.iter().enumerate() {
+            if v == 0 {
                 let (r, k, b) = (c / size, c % size, (c / size / n) * n + (c % size) / n);
                 let free = !(rows[r] | cols[k] | boxes[b]) & (((1u32 << (size + 1)) - 1) & !1);
                 if best.is_none_or(|(_, f)| free.count_ones() < f.count_ones()) {
@@ -74,17 +74,24 @@ pub fn solve_count(values: &[u8], limit: usize) -> (usize, Option<Vec<u8>>) {
             }
         }
     }
-    go(&mut grid, size, n, &mut rows, &mut cols, &mut boxes, &mut count, &mut first, limit);
+    go(
+        &mut grid, size, n, &mut rows, &mut cols, &mut boxes, &mut count, &mut first, limit,
+    );
     (count, first)
 }
 
 /// Digits of a 9x9 puzzle line ('.' or '0' empty).
 pub fn parse81(line: &str) -> Vec<u8> {
-    line.chars().map(|c| c.to_digit(10).unwrap_or(0) as u8).collect()
+    line.chars()
+        .map(|c| c.to_digit(10).unwrap_or(0) as u8)
+        .collect()
 }
 
 pub fn line81(values: &[u8]) -> String {
-    values.iter().map(|&v| if v == 0 { '.' } else { (b'0' + v) as char }).collect()
+    values
+        .iter()
+        .map(|&v| if v == 0 { '.' } else { (b'0' + v) as char })
+        .collect()
 }
 
 /// Runs the binary with arguments and optional stdin; returns (status, stdout, stderr).
@@ -99,7 +106,12 @@ pub fn run(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
         .spawn()
         .expect("run sudolog");
     if let Some(text) = stdin {
-        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
     }
     drop(child.stdin.take());
     let out = child.wait_with_output().unwrap();
