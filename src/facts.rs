@@ -82,7 +82,11 @@ pub fn format_rows(
     symbols: &Symbols,
 ) -> String {
     let r = &program.relations[rel];
-    let mut lines: Vec<Vec<String>> = rows
+    // Sorted like Soufflé: numbers numerically, symbols in the order they were interned.
+    let mut rows: Vec<&Vec<Value>> = rows.iter().collect();
+    rows.sort();
+    rows.dedup();
+    let lines: Vec<Vec<String>> = rows
         .iter()
         .map(|row| {
             row.iter()
@@ -94,8 +98,6 @@ pub fn format_rows(
                 .collect()
         })
         .collect();
-    lines.sort();
-    lines.dedup();
     let mut out = String::new();
     for l in lines {
         out.push_str(&l.join("\t"));

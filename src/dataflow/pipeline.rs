@@ -161,7 +161,9 @@ pub fn render_pipeline<'s, T: Timestamp + Lattice + Ord>(
             } => {
                 // When the group is the whole incoming row, the rows are their own
                 // distinct groups and the aggregate's values need no join back.
+                // (An empty group's body scans on its own, so it is never "whole".)
                 let whole = bound.is_none()
+                    && !group.is_empty()
                     && group.iter().copied().eq(0..group.len())
                     && width == group.len();
                 let g = group.clone();

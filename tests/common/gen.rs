@@ -278,6 +278,67 @@ pub fn random_updates(seed: u64, pool: &[(String, Vec<i32>)]) -> Vec<Vec<Update>
     commits
 }
 
+/// A longer and rougher sequence than [`random_updates`]: `commits` commits over facts
+/// drawn from `pool`, starting from empty inputs. The first commit inserts about half
+/// the pool; the others make 1 to 5 changes each, mostly effective, but some insert a
+/// fact already present, retract one that is absent, or insert and retract the same
+/// fact within the commit (in that order or the other); about one commit in eight
+/// retracts everything present. Updates apply in order with set semantics, as
+/// [`facts_after`] does.
+pub fn random_edits(seed: u64, pool: &[(String, Vec<i32>)], commits: usize) -> Vec<Vec<Update>> {
+    let mut rng = Rng::new(seed ^ 0xED17_5EED);
+    let mut pool: Vec<(String, Vec<i32>)> = pool.to_vec();
+    pool.sort();
+    pool.dedup();
+    let mut present: BTreeSet<usize> = BTreeSet::new();
+    let mut out = Vec::new();
+    for c in 0..commits {
+        let mut commit: Vec<Update> = Vec::new();
+        let mut op = |i: usize, insert: bool, present: &mut BTreeSet<usize>| {
+            if insert {
+                present.insert(i);
+            } else {
+                present.remove(&i);
+            }
+            commit.push((pool[i].0.clone(), pool[i].1.clone(), insert));
+        };
+        if pool.is_empty() {
+        } else if c == 0 {
+            let mut chosen: Vec<usize> = (0..pool.len()).collect();
+            rng.shuffle(&mut chosen);
+            chosen.truncate(pool.len().div_ceil(2));
+            for i in chosen {
+                op(i, true, &mut present);
+            }
+        } else if rng.chance(12) {
+            for i in present.clone() {
+                op(i, false, &mut present);
+            }
+        } else {
+            for _ in 0..rng.range(1, 5) {
+                let i = rng.below(pool.len());
+                let roll = rng.below(100);
+                if roll < 75 {
+                    // Effective.
+                    let insert = !present.contains(&i);
+                    op(i, insert, &mut present);
+                } else if roll < 87 {
+                    // Ineffective.
+                    let insert = present.contains(&i);
+                    op(i, insert, &mut present);
+                } else {
+                    // Both ways round within the commit.
+                    let first = rng.chance(50);
+                    op(i, first, &mut present);
+                    op(i, !first, &mut present);
+                }
+            }
+        }
+        out.push(commit);
+    }
+    out
+}
+
 /// The input facts after applying the first `upto` commits to empty inputs (sorted).
 pub fn facts_after(commits: &[Vec<Update>], upto: usize) -> Vec<(String, Vec<i32>)> {
     let mut set: BTreeSet<(String, Vec<i32>)> = BTreeSet::new();

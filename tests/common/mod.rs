@@ -1,10 +1,12 @@
-//! Shared test support: a reference evaluator ([`naive`]) and random program, fact and
-//! update generators ([`gen`]), plus small glue between names and `RelId`s.
+//! Shared test support: a reference evaluator ([`naive`]), random program, fact and
+//! update generators ([`gen`]), running and comparing the engine against the reference
+//! ([`engine`]), plus small glue between names and `RelId`s.
 //!
 //! Every integration test that says `mod common;` compiles all of this; not every test
 //! uses every function.
 #![allow(dead_code)]
 
+pub mod engine;
 pub mod gen;
 pub mod naive;
 
@@ -44,10 +46,9 @@ pub fn resolve(p: &Program, facts: &[(String, Vec<i32>)]) -> Vec<(RelId, Vec<Val
         .collect()
 }
 
-/// `pool` without the facts the program itself states. The naive evaluator keeps
-/// program facts whatever the inputs are, while a session that loads program facts as
-/// inputs lets a retract remove them: update sequences drawn from this pool never
-/// touch them, so both agree.
+/// `pool` without the facts the program itself states. (Program facts are permanent
+/// both in the naive evaluator and in a session, where retracting one does nothing;
+/// `tests/engine_incremental.rs` deliberately keeps them in its pools to check that.)
 pub fn without_program_facts(p: &Program, pool: &[(String, Vec<i32>)]) -> Vec<(String, Vec<i32>)> {
     pool.iter()
         .filter(|(name, t)| {

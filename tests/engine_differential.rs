@@ -1,0 +1,549 @@
+//! The dataflow engine against the reference evaluator (`tests/common/naive.rs`) on
+//! random programs and fact sets: every relation's contents, every fact's round and
+//! every explain event must be equal. Programs come from `tests/common/gen.rs`, one
+//! feature mix per test, with fixed seeds; a few hand-written programs pin down cases
+//! the generator reaches only by luck.
+//!
+//! On a mismatch the test prints the program, its inputs and a diff (`missing`: the
+//! reference has it, the engine does not; `extra`: the reverse; `round`: both have
+//! the fact with different rounds). To replay one program:
+//! `SEED=123 cargo test --release --test engine_differential replay -- --ignored --nocapture`.
+
+mod common;
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use common::engine::{self as eng, Outcome};
+use common::gen::{self, Features, Rng};
+use common::resolve;
+use sudolog::check::check_str;
+use sudolog::check::ir::{Program, RelId, RelKind, Value};
+
+/// How the engine runs a batch of programs.
+#[derive(Clone, Copy)]
+struct Mode {
+    workers: usize,
+    /// Explain on for every program, or for three in four (seed-dependent) so that
+    /// sessions without explain are covered too (they must produce no events).
+    always_explain: bool,
+}
+
+const ONE: Mode = Mode {
+    workers: 1,
+    always_explain: false,
+};
+
+/// The inputs of a generated program: random facts for its `.input` relations and,
+/// for one seed in three, a few facts for other relations that are not views
+/// (`Session::insert` accepts them; the reference treats them as extra facts).
+fn inputs_for(seed: u64, p: &Program, g: &gen::Generated) -> Vec<(RelId, Vec<Value>)> {
+    let mut facts = gen::random_facts(seed, &g.inputs);
+    let mut rng = Rng::new(seed ^ 0x1A5E_27ED);
+    if rng.chance(33) {
+        let others: Vec<(String, usize)> = p
+            .relations
+            .iter()
+            .filter(|r| !r.input && r.kind != RelKind::View)
+            .map(|r| (r.name.clone(), r.arity()))
+            .collect();
+        let extra = gen::random_facts(seed ^ 0xE7, &others);
+        facts.extend(extra.into_iter().filter(|_| rng.chance(25)));
+    }
+    resolve(p, &facts)
+}
+
+/// Checks one generated program. `Err` carries a full report.
+fn check_seed(seed: u64, features: Features, mode: Mode) -> Result<(), String> {
+    let g = gen::generate(seed, features);
+    let p = match check_str("gen.dl", &g.text) {
+        Ok(p) => Arc::new(p),
+        Err(d) => {
+            return Err(format!(
+                "seed {seed}: generated program rejected:\n{d}\n{}",
+                g.text
+            ))
+        }
+    };
+    let inputs = inputs_for(seed, &p, &g);
+    let explain = mode.always_explain || seed % 4 != 0;
+    let expected = eng::run_naive(&p, &inputs, explain);
+    let actual = std::panic::catch_unwind(|| eng::run_fresh(&p, &inputs, mode.workers, explain))
+        .map_err(|e| {
+            let msg = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            format!(
+                "seed {seed}: the engine panicked: {msg}\n{}\ninputs:\n{}",
+                g.text,
+                eng::show_inputs(&p, &inputs)
+            )
+        })?;
+    match eng::diff(&p, &expected, &actual) {
+        None => Ok(()),
+        Some(d) => Err(format!(
+            "seed {seed} ({} worker{}, explain {explain}):\n{}\ninputs:\n{}differences (expected = naive::evaluate):\n{d}",
+            mode.workers,
+            if mode.workers == 1 { "" } else { "s" },
+            g.text,
+            eng::show_inputs(&p, &inputs),
+        )),
+    }
+}
+
+/// Runs every seed; fails with the first failure in full and the list of failing
+/// seeds.
+fn check_seeds(features: Features, seeds: Range<u64>, mode: Mode) {
+    let total = seeds.end - seeds.start;
+    let mut failed = Vec::new();
+    let mut first = None;
+    for seed in seeds {
+        if let Err(report) = check_seed(seed, features, mode) {
+            failed.push(seed);
+            first.get_or_insert(report);
+        }
+    }
+    if let Some(report) = first {
+        panic!(
+            "{} of {total} programs differ (seeds {failed:?}); the first:\n{report}",
+            failed.len()
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Random programs, by feature mix.
+
+const JOINS: Features = Features {
+    joins: true,
+    labels: true,
+    ..Features::NONE
+};
+
+#[test]
+fn single_atoms_and_facts() {
+    check_seeds(Features::NONE, 0..100, ONE);
+}
+
+#[test]
+fn joins() {
+    check_seeds(JOINS, 1000..1200, ONE);
+}
+
+#[test]
+fn negation() {
+    let f = Features {
+        negation: true,
+        ..JOINS
+    };
+    check_seeds(f, 2000..2200, ONE);
+}
+
+#[test]
+fn comparisons_and_arithmetic() {
+    let f = Features {
+        comparisons: true,
+        arithmetic: true,
+        shuffle: true,
+        ..JOINS
+    };
+    check_seeds(f, 3000..3200, ONE);
+}
+
+#[test]
+fn aggregates() {
+    let f = Features {
+        aggregates: true,
+        comparisons: true,
+        arithmetic: true,
+        ..JOINS
+    };
+    check_seeds(f, 4000..4250, ONE);
+}
+
+#[test]
+fn recursion() {
+    let f = Features {
+        recursion: true,
+        comparisons: true,
+        arithmetic: true,
+        explain: true,
+        ..JOINS
+    };
+    check_seeds(f, 5000..5200, ONE);
+}
+
+#[test]
+fn mutual_recursion_with_negation() {
+    let f = Features {
+        recursion: true,
+        mutual_recursion: true,
+        negation: true,
+        explain: true,
+        ..JOINS
+    };
+    check_seeds(f, 6000..6200, ONE);
+}
+
+#[test]
+fn stratified_datalog() {
+    check_seeds(Features::DATALOG, 7000..7250, ONE);
+}
+
+#[test]
+fn blocks_views_tiers() {
+    let f = Features {
+        explain: false,
+        ..Features::ALL
+    };
+    check_seeds(f, 8000..8250, ONE);
+}
+
+#[test]
+fn everything_with_explain() {
+    let mode = Mode {
+        always_explain: true,
+        ..ONE
+    };
+    check_seeds(Features::ALL, 9000..9400, mode);
+}
+
+#[test]
+fn two_workers() {
+    let mode = Mode {
+        workers: 2,
+        always_explain: true,
+        ..ONE
+    };
+    check_seeds(Features::ALL, 10_000..10_120, mode);
+    check_seeds(
+        Features::DATALOG,
+        11_000..11_060,
+        Mode { workers: 2, ..ONE },
+    );
+}
+
+
+/// Replays one program: `SEED=n` (and `FEATURES=all|datalog|none`, `WORKERS=k`).
+#[test]
+#[ignore = "manual: replays the program of $SEED"]
+fn replay() {
+    let Ok(seed) = std::env::var("SEED") else {
+        eprintln!("replay: set SEED to a seed to replay");
+        return;
+    };
+    let seed: u64 = seed.parse().expect("SEED is a number");
+    let features = match std::env::var("FEATURES").as_deref() {
+        Ok("datalog") => Features::DATALOG,
+        Ok("none") => Features::NONE,
+        _ => Features::ALL,
+    };
+    let workers = std::env::var("WORKERS").map_or(1, |w| w.parse().unwrap());
+    let mode = Mode {
+        workers,
+        always_explain: true,
+    };
+    println!("{}", gen::random_program(seed, features));
+    if let Err(report) = check_seed(seed, features, mode) {
+        panic!("{report}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Hand-written programs.
+
+fn program(text: &str) -> Arc<Program> {
+    Arc::new(check_str("t.dl", text).unwrap_or_else(|d| panic!("{d}")))
+}
+
+fn facts(p: &Program, list: &[(&str, &[Value])]) -> Vec<(RelId, Vec<Value>)> {
+    list.iter()
+        .map(|(name, t)| (p.relation(name).expect(name), t.to_vec()))
+        .collect()
+}
+
+/// The engine (1 and 2 workers) equals the reference; returns the engine's outcome.
+fn agree(p: &Arc<Program>, inputs: &[(RelId, Vec<Value>)]) -> Outcome {
+    let expected = eng::run_naive(p, inputs, true);
+    for workers in [1, 2] {
+        let actual = eng::run_fresh(p, inputs, workers, true);
+        if let Some(d) = eng::diff(p, &expected, &actual) {
+            panic!(
+                "{workers} worker(s):\n{}\ninputs:\n{}differences:\n{d}",
+                p.sources.file(0).text,
+                eng::show_inputs(p, inputs)
+            );
+        }
+    }
+    expected
+}
+
+fn rel(p: &Program, o: &Outcome, name: &str) -> Vec<(Vec<Value>, u32)> {
+    o.contents[p.relation(name).expect(name)]
+        .iter()
+        .map(|(t, r)| (t.clone(), *r))
+        .collect()
+}
+
+fn rows(list: &[&[Value]]) -> Vec<(Vec<Value>, u32)> {
+    list.iter().map(|t| (t.to_vec(), 0)).collect()
+}
+
+/// Aggregates per group, including groups with no matching tuple: count and sum give
+/// 0, min and max give nothing (the rule derives nothing for that group).
+#[test]
+fn aggregates_over_empty_groups() {
+    let p = program(
+        ".decl k(x: number)\n.decl e(x: number, y: number)\n\
+         .decl c(x: number, n: number)\n.decl s(x: number, n: number)\n\
+         .decl lo(x: number, n: number)\n.decl hi(x: number, n: number)\n\
+         .decl g(n: number)\n\
+         c(x, n) :- k(x), n = count : { e(x, _) }.\n\
+         s(x, n) :- k(x), n = sum y : { e(x, y) }.\n\
+         lo(x, n) :- k(x), n = min y : { e(x, y) }.\n\
+         hi(x, n) :- k(x), n = max y * 10 : { e(x, y) }.\n\
+         g(n) :- n = count : { e(_, _) }.\n",
+    );
+    let inputs = facts(
+        &p,
+        &[
+            ("k", &[1]),
+            ("k", &[2]),
+            ("e", &[1, 5]),
+            ("e", &[1, -3]),
+            ("e", &[3, 7]),
+        ],
+    );
+    let o = agree(&p, &inputs);
+    assert_eq!(rel(&p, &o, "c"), rows(&[&[1, 2], &[2, 0]]));
+    assert_eq!(rel(&p, &o, "s"), rows(&[&[1, 2], &[2, 0]]));
+    assert_eq!(rel(&p, &o, "lo"), rows(&[&[1, -3]]));
+    assert_eq!(rel(&p, &o, "hi"), rows(&[&[1, 50]]));
+    assert_eq!(rel(&p, &o, "g"), rows(&[&[3]]));
+    // With no facts at all: a global count is 0, per-group results need groups.
+    let o = agree(&p, &[]);
+    assert_eq!(rel(&p, &o, "g"), rows(&[&[0]]));
+    assert!(rel(&p, &o, "c").is_empty());
+}
+
+/// Regression (an aggregate with an empty group after a step with no rows emitted its
+/// value anyway): `r(n)` needs a tuple `a(_, 3)`, there is none, and
+/// the engine derives `r(1)` anyway.
+#[test]
+fn global_aggregate_after_empty_atom() {
+    let p = program(
+        ".decl a(x: number, y: number)\n.decl e(x: number)\n.decl r(n: number)\n\
+         r(n) :- a(_, 3), n = count : { e(_) }.\n",
+    );
+    let o = agree(&p, &facts(&p, &[("e", &[5])]));
+    assert!(rel(&p, &o, "r").is_empty());
+}
+
+/// Symbols as values: joins, negation and `=`/`!=` on symbols; program facts and inputs
+/// share the symbol table.
+#[test]
+fn symbols() {
+    let p = program(
+        ".decl parent(a: symbol, b: symbol)\n.input parent\n\
+         .decl person(a: symbol)\n\
+         .decl anc(a: symbol, b: symbol)\n\
+         .decl root(a: symbol)\n\
+         .decl sib(a: symbol, b: symbol)\n\
+         parent(\"ann\", \"bob\").\n\
+         person(x) :- parent(x, _).\n\
+         person(x) :- parent(_, x).\n\
+         anc(x, y) :- parent(x, y).\n\
+         anc(x, z) :- anc(x, y), parent(y, z).\n\
+         root(x) :- person(x), !parent(_, x).\n\
+         sib(x, y) :- parent(p, x), parent(p, y), x != y, p != \"zed\".\n",
+    );
+    let mut syms = p.symbols.clone();
+    let mut sym = |s: &str| syms.intern(s);
+    let (bob, cy, dee, zed, eve) = (sym("bob"), sym("cy"), sym("dee"), sym("zed"), sym("eve"));
+    let inputs = facts(
+        &p,
+        &[
+            ("parent", &[bob, cy]),
+            ("parent", &[bob, dee]),
+            ("parent", &[zed, eve]),
+            ("parent", &[zed, bob]),
+        ],
+    );
+    // Symbols interned after the program are new to the session too: give them to it in
+    // the same order so that the numbers agree.
+    let expected = eng::run_naive(&p, &inputs, true);
+    let mut s = eng::session(&p, 1, true);
+    for name in ["bob", "cy", "dee", "zed", "eve"] {
+        s.symbols().intern(name);
+    }
+    for (rel, t) in &inputs {
+        s.insert(*rel, t).unwrap();
+    }
+    s.commit().unwrap();
+    let actual = Outcome::from_session(&s);
+    if let Some(d) = eng::diff(&p, &expected, &actual) {
+        panic!("{d}");
+    }
+    let ann = p.symbols.lookup("ann").unwrap();
+    let anc = &actual.contents[p.relation("anc").unwrap()];
+    assert_eq!(anc.len(), 9);
+    // ann -> bob -> {cy, dee}: rounds of the recursive component count from 1.
+    assert_eq!(anc[&vec![ann, bob]], 1);
+    assert_eq!(anc[&vec![ann, cy]], 2);
+    assert_eq!(anc[&vec![zed, dee]], 2);
+    let sib = &actual.contents[p.relation("sib").unwrap()];
+    assert_eq!(sib.len(), 2, "zed's children are not siblings here");
+}
+
+/// Recursive components outside blocks count rounds from 1, like blocks; a fact
+/// derivable at several rounds has the first; program facts of a recursive relation
+/// enter at round 1 and get no event.
+#[test]
+fn recursion_rounds_and_events() {
+    let p = program(
+        ".decl e(x: number, y: number)\n.decl t(x: number, y: number)\n\
+         .decl even(x: number)\n.decl odd(x: number)\n\
+         t(9, 9).\n\
+         @explain(\"{x} reaches {y}\")\n\
+         t(x, y) :- e(x, y).\n\
+         @explain(\"{x} reaches {z} through {y}\")\n\
+         t(x, z) :- t(x, y), e(y, z).\n\
+         even(0).\n\
+         odd(y) :- even(x), e(x, y).\n\
+         even(y) :- odd(x), e(x, y).\n",
+    );
+    let inputs = facts(
+        &p,
+        &[
+            ("e", &[0, 1]),
+            ("e", &[1, 2]),
+            ("e", &[2, 3]),
+            ("e", &[0, 2]),
+        ],
+    );
+    let o = agree(&p, &inputs);
+    let t = p.relation("t").unwrap();
+    assert_eq!(o.contents[t][&vec![0, 1]], 1);
+    assert_eq!(o.contents[t][&vec![0, 2]], 1);
+    assert_eq!(o.contents[t][&vec![0, 3]], 2);
+    assert_eq!(o.contents[t][&vec![9, 9]], 1);
+    assert!(!o.events.iter().any(|(_, _, head, _)| *head == vec![9, 9]));
+    // 0 -> 3 first comes from t(0, 2) (round 1) + e(2, 3) in round 2.
+    assert!(o.events.contains(&(1, 2, vec![0, 3], vec![0, 3, 2])));
+    let even = p.relation("even").unwrap();
+    let odd = p.relation("odd").unwrap();
+    assert_eq!(
+        o.contents[even]
+            .iter()
+            .map(|(t, r)| (t[0], *r))
+            .collect::<Vec<_>>(),
+        vec![(0, 1), (2, 3), (3, 3)]
+    );
+    assert_eq!(
+        o.contents[odd]
+            .iter()
+            .map(|(t, r)| (t[0], *r))
+            .collect::<Vec<_>>(),
+        vec![(1, 2), (2, 2), (3, 4)]
+    );
+}
+
+/// A keyed block with a view, a view fact, negation over the state, a count, and two
+/// tiers: the higher tier fires only in rounds where the lower one derives nothing for
+/// that instance.
+#[test]
+fn block_with_views_facts_and_tiers() {
+    let p = program(
+        ".decl cand(k: number, v: number)\n.input cand\n\
+         .fixpoint key 0 {\n\
+           .decl pick(k: number, v: number)\n\
+           .decl gone(k: number, v: number)\n\
+           .view left(k: number, v: number)\n\
+           .view size(k: number, n: number)\n\
+           left(9, 9).\n\
+           left(k, v) :- cand(k, v), !gone(k, v), !pick(k, _).\n\
+           size(k, n) :- left(k, _), n = count : { left(k, _) }.\n\
+           @explain(\"only {v} left for {k}\")\n\
+           pick(k, v) :- left(k, v), size(k, 1).\n\
+           @tier(1) @explain(\"drop {v} from {k}\")\n\
+           gone(k, v) :- left(k, v), size(k, n), n > 1, v = max w : { left(k, w) }.\n\
+         }\n",
+    );
+    let inputs = facts(
+        &p,
+        &[
+            ("cand", &[1, 4]),
+            ("cand", &[1, 5]),
+            ("cand", &[1, 6]),
+            ("cand", &[2, 7]),
+        ],
+    );
+    let o = agree(&p, &inputs);
+    let pick = &o.contents[p.relation("pick").unwrap()];
+    let gone = &o.contents[p.relation("gone").unwrap()];
+    // Instance 2 picks 7 in round 1; instance 1 drops 6 (round 1), 5 (round 2), then
+    // picks 4 (round 3). The view fact left(9, 9) is alone in instance 9: picked too.
+    assert_eq!(pick.get(&vec![2, 7]), Some(&1));
+    assert_eq!(pick.get(&vec![9, 9]), Some(&1));
+    assert_eq!(gone.get(&vec![1, 6]), Some(&1));
+    assert_eq!(gone.get(&vec![1, 5]), Some(&2));
+    assert_eq!(pick.get(&vec![1, 4]), Some(&3));
+    // Views are recomputed from the final state and have round 0.
+    let left = &o.contents[p.relation("left").unwrap()];
+    assert_eq!(left.iter().collect::<Vec<_>>(), vec![(&vec![9, 9], &0)]);
+    assert_eq!(o.events.len(), 5);
+}
+
+/// Relations of the maximum arity and rules that hold eight variables at once; a rule
+/// that would need nine is refused when the session is planned.
+#[test]
+fn widest_rows() {
+    let p = program(
+        ".decl w(a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number)\n\
+         .decl k(a: number, b: number)\n\
+         .decl out(a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number)\n\
+         .decl sums(a: number, s: number)\n\
+         out(h, g, f, e, d, c, b, a) :- w(a, b, c, d, e, f, g, h), k(a, b), h >= 0.\n\
+         out(a, b, c, d, e, f, g, z) :- out(a, b, c, d, e, f, g, h), z = (h + 1) % 3.\n\
+         sums(a, s) :- k(a, _), s = sum h : { w(a, _, _, _, _, _, _, h) }.\n",
+    );
+    let mut inputs = facts(&p, &[("k", &[1, 2]), ("k", &[3, 4])]);
+    let w = p.relation("w").unwrap();
+    for i in 0..6 {
+        inputs.push((
+            w,
+            vec![
+                1 + 2 * (i % 2),
+                2 + 2 * (i % 2),
+                i,
+                -i,
+                i * i,
+                7,
+                i32::MAX - i,
+                i,
+            ],
+        ));
+    }
+    let o = agree(&p, &inputs);
+    assert_eq!(o.contents[p.relation("out").unwrap()].len(), 21);
+    assert_eq!(rel(&p, &o, "sums"), rows(&[&[1, 6], &[3, 9]]));
+    let rule = "r(a) :- w(a, b, c, d, e, f, g, h), k(h, i), a + b + c + d + e + f + g + h + i = 0.";
+    let too_wide = program(&format!(
+        ".decl w(a: number, b: number, c: number, d: number, e: number, f: number, g: number, h: number)\n\
+         .decl k(a: number, b: number)\n.decl r(a: number)\n{rule}\n"
+    ));
+    let err = match sudolog::session::Session::new(too_wide.clone(), eng::config(1, false)) {
+        Ok(_) => panic!("a rule with nine variables at once was planned"),
+        Err(e) => e,
+    };
+    assert_eq!(
+        err,
+        format!(
+            "t.dl:4:1: error: this rule needs 9 variables at once; at most 8 are supported (split it with an intermediate relation)\n\
+             4 | {rule}\n  | {}\n",
+            "^".repeat(rule.len())
+        )
+    );
+}
