@@ -446,9 +446,9 @@ fn explain_names_an_aggregate_local() {
             "h(n) :- n = count : { b(_, y) }.\n",
         )),
         lines(&[
-            "prog.dl:4:28: error: ungrounded variable 'y' in an aggregate",
-            "4 | h(n) :- n = count : { b(_, y) }.",
-            "  |                            ^",
+            "prog.dl:3:1: error: ungrounded variable 'y' in the @explain template",
+            "3 | @explain(\"{n} {y}\")",
+            "  | ^^^^^^^^^^^^^^^^^^^",
         ])
     );
 }
@@ -471,7 +471,7 @@ fn unstratifiable_negation() {
             "prog.dl:4:1: error: unstratifiable program: negation of 'q' inside a recursive cycle through 'p', 'q'",
             "4 | p(x) :- e(x), !q(x).",
             "  | ^^^^^^^^^^^^^^^^^^^^",
-            "prog.dl:3:7: note: relations declared in a .fixpoint block may negate and aggregate over one another",
+            "prog.dl:3:7: note: 'q' is declared here; relations declared in a .fixpoint block may negate and aggregate over one another",
             "3 | .decl q(x: number)",
             "  |       ^",
         ])
@@ -490,7 +490,7 @@ fn unstratifiable_self_negation() {
             "prog.dl:3:1: error: unstratifiable program: negation of 'p' inside a recursive cycle through 'p'",
             "3 | p(x) :- e(x), !p(x).",
             "  | ^^^^^^^^^^^^^^^^^^^^",
-            "prog.dl:2:7: note: relations declared in a .fixpoint block may negate and aggregate over one another",
+            "prog.dl:2:7: note: 'p' is declared here; relations declared in a .fixpoint block may negate and aggregate over one another",
             "2 | .decl p(x: number)",
             "  |       ^",
         ])
@@ -510,7 +510,7 @@ fn unstratifiable_aggregate() {
             "prog.dl:4:1: error: unstratifiable program: aggregate of 'd' inside a recursive cycle through 'd'",
             "4 | d(y, m) :- e(x, y), m = max n : { d(x, n) }.",
             "  | ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^",
-            "prog.dl:2:7: note: relations declared in a .fixpoint block may negate and aggregate over one another",
+            "prog.dl:2:7: note: 'd' is declared here; relations declared in a .fixpoint block may negate and aggregate over one another",
             "2 | .decl d(x: number, n: number)",
             "  |       ^",
         ])
@@ -533,7 +533,7 @@ fn unstratifiable_cycle_of_three() {
             "prog.dl:7:1: error: unstratifiable program: negation of 'b' inside a recursive cycle through 'a', 'b', 'c'",
             "7 | c(x) :- e(x), !b(x).",
             "  | ^^^^^^^^^^^^^^^^^^^^",
-            "prog.dl:3:7: note: relations declared in a .fixpoint block may negate and aggregate over one another",
+            "prog.dl:3:7: note: 'b' is declared here; relations declared in a .fixpoint block may negate and aggregate over one another",
             "3 | .decl b(x: number)",
             "  |       ^",
         ])

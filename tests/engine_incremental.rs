@@ -375,7 +375,7 @@ fn inserts_into_non_input_relations() {
         "'v' is a view: its contents are computed, not inserted"
     );
     let err = s.insert(rel("e"), &[1, 2]).unwrap_err();
-    assert_eq!(err, "'e' has 1 columns, not 2");
+    assert_eq!(err, "'e' has 1 column, not 2");
     s.insert(rel("d"), &[5]).unwrap();
     s.insert(rel("r"), &[1]).unwrap();
     s.insert(rel("s"), &[0]).unwrap();

@@ -430,14 +430,6 @@ impl Checker<'_> {
                 outside.push(*v);
             }
         }
-        if let Some((text, _)) = &rule.annotations.explain {
-            if let Ok(pieces) = parse_template(text, &vars) {
-                outside.extend(pieces.iter().filter_map(|p| match p {
-                    Piece::Var { var, .. } => Some(*var),
-                    _ => None,
-                }));
-            }
-        }
         set_groups(&mut body, &outside);
         let mut bound = vec![false; vars.len()];
         if let Err((lit, what, v)) = check_bound(&body, &mut bound) {

@@ -172,7 +172,7 @@ pub(super) fn stratify(
                 )
                 .with_note(
                     relations[d.rel].span,
-                    "relations declared in a .fixpoint block may negate and aggregate over one another",
+                    format!("'{}' is declared here; relations declared in a .fixpoint block may negate and aggregate over one another", relations[d.rel].name),
                 ),
             );
             continue;

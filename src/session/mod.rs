@@ -201,9 +201,10 @@ impl Session {
         }
         if values.len() != r.arity() {
             return Err(format!(
-                "'{}' has {} columns, not {}",
+                "'{}' has {} column{}, not {}",
                 r.name,
                 r.arity(),
+                if r.arity() == 1 { "" } else { "s" },
                 values.len()
             ));
         }
