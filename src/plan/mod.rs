@@ -374,6 +374,43 @@ fn sexpr(e: &Expr, layout: &[VarId]) -> SExpr {
     }
 }
 
+/// How an atom's columns meet the variables bound so far.
+struct AtomShape {
+    /// Columns to look the atom up by (bound variables, and constants when keyed)...
+    key_cols: Vec<usize>,
+    /// ...and where the probing row's key values come from.
+    probe: Vec<Pick>,
+    /// Conditions on the atom's own row: constants (when not keyed), repeated new variables.
+    filter: AtomFilter,
+    /// The variables the atom binds, each with its first column.
+    new_vars: Vec<(VarId, usize)>,
+}
+
+impl AtomShape {
+    fn of(args: &[Term], bound: &[bool], layout: &[VarId], consts_in_key: bool) -> AtomShape {
+        let mut shape = AtomShape { key_cols: Vec::new(), probe: Vec::new(), filter: AtomFilter::default(), new_vars: Vec::new() };
+        for (c, t) in args.iter().enumerate() {
+            match t {
+                Term::Var(v) if bound[*v] => {
+                    shape.key_cols.push(c);
+                    shape.probe.push(Pick::Slot(layout.iter().position(|x| x == v).expect("bound has slot")));
+                }
+                Term::Const(x) if consts_in_key => {
+                    shape.key_cols.push(c);
+                    shape.probe.push(Pick::Const(*x));
+                }
+                Term::Const(x) => shape.filter.consts.push((c, *x)),
+                Term::Var(v) => match shape.new_vars.iter().find(|(x, _)| x == v) {
+                    Some(&(_, first)) => shape.filter.equal.push((first, c)),
+                    None => shape.new_vars.push((*v, c)),
+                },
+                Term::Wild => {}
+            }
+        }
+        shape
+    }
+}
+
 /// Plans a conjunction. `given` are variables bound on entry (an aggregate's group;
 /// the source is then `Given`). `keep` must survive to the final row; with `keep_all`
 /// every variable bound stays (aggregate bodies count distinct full bindings).
@@ -437,18 +474,8 @@ fn plan_pipeline(
             unreachable!()
         };
         done[i] = true;
-        let mut filter = AtomFilter::default();
-        let mut new_vars: Vec<(VarId, usize)> = Vec::new();
-        for (c, t) in args.iter().enumerate() {
-            match t {
-                Term::Const(v) => filter.consts.push((c, *v)),
-                Term::Var(v) => match new_vars.iter().find(|(x, _)| x == v) {
-                    Some(&(_, first)) => filter.equal.push((first, c)),
-                    None => new_vars.push((*v, c)),
-                },
-                Term::Wild => {}
-            }
-        }
+        // Nothing is bound yet: constants filter the scan instead of keying a lookup.
+        let AtomShape { filter, new_vars, .. } = AtomShape::of(args, &bound, &[], false);
         for &(v, _) in &new_vars {
             bound[v] = true;
         }
@@ -586,27 +613,7 @@ fn plan_pipeline(
                 }
             }
             Literal::Atom { rel, args } => {
-                let mut key_cols = Vec::new();
-                let mut probe = Vec::new();
-                let mut filter = AtomFilter::default();
-                let mut new_vars: Vec<(VarId, usize)> = Vec::new();
-                for (c, t) in args.iter().enumerate() {
-                    match t {
-                        Term::Var(v) if bound[*v] => {
-                            key_cols.push(c);
-                            probe.push(Pick::Slot(slot(&layout, *v)));
-                        }
-                        Term::Const(x) => {
-                            key_cols.push(c);
-                            probe.push(Pick::Const(*x));
-                        }
-                        Term::Var(v) => match new_vars.iter().find(|(x, _)| x == v) {
-                            Some(&(_, first)) => filter.equal.push((first, c)),
-                            None => new_vars.push((*v, c)),
-                        },
-                        Term::Wild => {}
-                    }
-                }
+                let AtomShape { key_cols, probe, filter, new_vars } = AtomShape::of(args, &bound, &layout, true);
                 for &(v, _) in &new_vars {
                     bound[v] = true;
                 }
