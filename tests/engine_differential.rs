@@ -215,7 +215,6 @@ fn two_workers() {
     let mode = Mode {
         workers: 2,
         always_explain: true,
-        ..ONE
     };
     check_seeds(Features::ALL, 10_000..10_120, mode);
     check_seeds(
@@ -224,7 +223,6 @@ fn two_workers() {
         Mode { workers: 2, ..ONE },
     );
 }
-
 
 /// Replays one program: `SEED=n` (and `FEATURES=all|datalog|none`, `WORKERS=k`).
 #[test]

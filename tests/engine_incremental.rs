@@ -227,7 +227,6 @@ fn two_workers() {
     check_sequences(Features::ALL, 700..760, mode);
 }
 
-
 // ---------------------------------------------------------------------------------------
 // Hand-written sequences.
 

@@ -4,14 +4,38 @@ mod sudoku_common;
 use sudoku_common::*;
 
 const SOLUTIONS: &[(&str, &str)] = &[
-    ("simple", "356871942984625713712493568897142635123956874465387291531269487678534129249718356"),
-    ("medium", "847193256593682714216475938764328591351946872928517643489251367675834129132769485"),
-    ("hard1", "264351987987246135153978264321867549675429813849135672712583496538694721496712358"),
-    ("hard2", "329674158148325796567891234486917523931582467752436819674253981815769342293148675"),
-    ("hard3", "784126395215973486369548217957684132842351769631297548593462871476815923128739654"),
-    ("hard4", "381274695679538214254619837523897461816453972497126583148365729962741358735982146"),
-    ("sdo", "893465712752981643416732598375629481189574236264813975548396127631247859927158364"),
-    ("javadoc", "746281395852493671931675248175362984384759162629814537567138429493527816218946753"),
+    (
+        "simple",
+        "356871942984625713712493568897142635123956874465387291531269487678534129249718356",
+    ),
+    (
+        "medium",
+        "847193256593682714216475938764328591351946872928517643489251367675834129132769485",
+    ),
+    (
+        "hard1",
+        "264351987987246135153978264321867549675429813849135672712583496538694721496712358",
+    ),
+    (
+        "hard2",
+        "329674158148325796567891234486917523931582467752436819674253981815769342293148675",
+    ),
+    (
+        "hard3",
+        "784126395215973486369548217957684132842351769631297548593462871476815923128739654",
+    ),
+    (
+        "hard4",
+        "381274695679538214254619837523897461816453972497126583148365729962741358735982146",
+    ),
+    (
+        "sdo",
+        "893465712752981643416732598375629481189574236264813975548396127631247859927158364",
+    ),
+    (
+        "javadoc",
+        "746281395852493671931675248175362984384759162629814537567138429493527816218946753",
+    ),
 ];
 
 fn file_of(sample: &str) -> String {
@@ -37,7 +61,14 @@ fn every_drools_sample_is_solved_by_the_rules_alone() {
     for ((name, solution), line) in SOLUTIONS.iter().zip(&lines) {
         assert_eq!(*line, format!("{solution} solved"), "sample {name}");
     }
-    assert!(err.contains(&format!("{} puzzles: {} solved", SOLUTIONS.len(), SOLUTIONS.len())), "{err}");
+    assert!(
+        err.contains(&format!(
+            "{} puzzles: {} solved",
+            SOLUTIONS.len(),
+            SOLUTIONS.len()
+        )),
+        "{err}"
+    );
 }
 
 #[test]
@@ -49,7 +80,14 @@ fn hard2_and_hard3_need_no_guess() {
         assert!(!out.contains("guess"), "{name} needed a guess:\n{out}");
         assert!(!out.contains("Sorry"), "{name} stalled:\n{out}");
         let solution = SOLUTIONS.iter().find(|(n, _)| *n == name).unwrap().1;
-        let rows: String = out.lines().rev().take(9).collect::<Vec<_>>().into_iter().rev().collect();
+        let rows: String = out
+            .lines()
+            .rev()
+            .take(9)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
         assert_eq!(rows, solution);
     }
 }
@@ -60,7 +98,8 @@ fn puzzle_6948_is_solved() {
     assert_eq!(code, 0);
     let (line, status) = out.trim().split_once(' ').unwrap();
     assert_eq!(status, "solved");
-    let puzzle = "8..2...7...36....91....3...7....1.2.9...7...6.5.8.9..3...4....26....78...1...2..7";
+    let puzzle =
+        "8..2...7...36....91....3...7....1.2.9...7...6.5.8.9..3...4....26....78...1...2..7";
     let (n, sol) = solve_count(&parse81(puzzle), 2);
     assert_eq!(n, 1);
     assert_eq!(line, line81(&sol.unwrap()));
@@ -130,7 +169,9 @@ fn four_by_four_and_sixteen_by_sixteen_use_the_same_rules() {
 fn dump_after_the_givens_shows_the_candidates_they_leave() {
     // After round 2 the givens are placed and have eliminated themselves from their
     // peers: an independent computation of that grid must match the dump exactly.
-    let puzzle = parse81(".568.194.9..6.5..37..493..8897.4.635..39.68..465.8.2915..269..76..5.4..9.497.835.");
+    let puzzle = parse81(
+        ".568.194.9..6.5..37..493..8897.4.635..39.68..465.8.2915..269..76..5.4..9.497.835.",
+    );
     let (code, out, _) = run(&["dump", "simple", "--rounds", "2"], None);
     assert_eq!(code, 0);
     let mut expected = String::from("       ");
@@ -148,7 +189,8 @@ fn dump_after_the_givens_shows_the_candidates_they_leave() {
                 let mut s = String::from(" ");
                 for d in 1..=9u8 {
                     let clash = (0..9).any(|k| puzzle[r * 9 + k] == d || puzzle[k * 9 + c] == d)
-                        || (0..9).any(|k| puzzle[((r / 3) * 3 + k / 3) * 9 + (c / 3) * 3 + k % 3] == d);
+                        || (0..9)
+                            .any(|k| puzzle[((r / 3) * 3 + k / 3) * 9 + (c / 3) * 3 + k % 3] == d);
                     s.push(if clash { ' ' } else { (b'0' + d) as char });
                 }
                 expected.push_str(&format!("{s:<11}"));
@@ -165,9 +207,19 @@ fn explain_and_dump_outputs_are_stable() {
     // `sudoku_soundness.rs`; these pin down wording, order and layout.
     for (args, golden) in [
         (vec!["explain", "hard1"], "explain_hard1.txt"),
-        (vec!["explain", "hard4", "--notation", "rc"], "explain_hard4_rc.txt"),
+        (
+            vec!["explain", "hard4", "--notation", "rc"],
+            "explain_hard4_rc.txt",
+        ),
         (vec!["dump", "hard3", "--rounds", "6"], "dump_hard3_r6.txt"),
-        (vec!["explain", "--no-search", "48.3............71.2.......7.5....6....2..8.............1.76...3.....4......5...."], "explain_stalled.txt"),
+        (
+            vec![
+                "explain",
+                "--no-search",
+                "48.3............71.2.......7.5....6....2..8.............1.76...3.....4......5....",
+            ],
+            "explain_stalled.txt",
+        ),
     ] {
         let (code, out, err) = run(&args, None);
         assert_eq!(code, 0, "{err}");

@@ -10,14 +10,23 @@ fn assert_solves(puzzle: &str, solution: &str) {
     let s = parse81(solution);
     assert_eq!(s.len(), 81);
     for (a, b) in p.iter().zip(&s) {
-        assert!(*a == 0 || a == b, "solution {solution} breaks a given of {puzzle}");
+        assert!(
+            *a == 0 || a == b,
+            "solution {solution} breaks a given of {puzzle}"
+        );
     }
     for i in 0..9 {
         let row: std::collections::BTreeSet<u8> = (0..9).map(|k| s[i * 9 + k]).collect();
         let col: std::collections::BTreeSet<u8> = (0..9).map(|k| s[k * 9 + i]).collect();
-        let bx: std::collections::BTreeSet<u8> = (0..9).map(|k| s[((i / 3) * 3 + k / 3) * 9 + (i % 3) * 3 + k % 3]).collect();
+        let bx: std::collections::BTreeSet<u8> = (0..9)
+            .map(|k| s[((i / 3) * 3 + k / 3) * 9 + (i % 3) * 3 + k % 3])
+            .collect();
         for set in [row, col, bx] {
-            assert_eq!(set, (1..=9).collect(), "solution {solution} of {puzzle} is not a Sudoku");
+            assert_eq!(
+                set,
+                (1..=9).collect(),
+                "solution {solution} of {puzzle} is not a Sudoku"
+            );
         }
     }
 }
@@ -29,8 +38,14 @@ fn solve(lines: &[String], extra: &[&str]) -> Vec<(String, String)> {
     let input = lines.join("\n") + "\n";
     let (code, out, err) = run(&args, Some(&input));
     assert_eq!(code, 0, "{err}");
-    let got: Vec<(String, String)> =
-        out.lines().map(|l| l.split_once(' ').map(|(a, b)| (a.to_string(), b.to_string())).unwrap()).collect();
+    let got: Vec<(String, String)> = out
+        .lines()
+        .map(|l| {
+            l.split_once(' ')
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .unwrap()
+        })
+        .collect();
     assert_eq!(got.len(), lines.len(), "{out}");
     got
 }
@@ -59,7 +74,10 @@ fn several_solutions_are_reported_as_multiple() {
     // Known puzzles with givens removed until the brute-force solver finds two
     // solutions, plus the first puzzles of a set where every puzzle has several.
     let mut puzzles = Vec::new();
-    for line in data("17_clue_300.txt", 6).into_iter().chain(data("kaggle_300.txt", 6)) {
+    for line in data("17_clue_300.txt", 6)
+        .into_iter()
+        .chain(data("kaggle_300.txt", 6))
+    {
         let mut p = parse81(&line);
         for c in 0..81 {
             if p[c] != 0 {
@@ -80,7 +98,10 @@ fn several_solutions_are_reported_as_multiple() {
         assert_solves(puzzle, grid);
     }
     // --first stops at the first solution.
-    for ((grid, status), puzzle) in solve(&puzzles[..4], &["--fast", "--first"]).iter().zip(&puzzles) {
+    for ((grid, status), puzzle) in solve(&puzzles[..4], &["--fast", "--first"])
+        .iter()
+        .zip(&puzzles)
+    {
         assert_eq!(status, "solved");
         assert_solves(puzzle, grid);
     }
@@ -125,7 +146,10 @@ fn valid_givens_without_a_solution_are_unsolvable() {
     // Conflicting givens are invalid, not unsolvable.
     let mut bad = parse81(&data("kaggle_300.txt", 1)[0]);
     let first = bad.iter().position(|&v| v != 0).unwrap();
-    let twin = (0..9).map(|k| (first / 9) * 9 + k).find(|&c| c != first && bad[c] == 0).unwrap();
+    let twin = (0..9)
+        .map(|k| (first / 9) * 9 + k)
+        .find(|&c| c != first && bad[c] == 0)
+        .unwrap();
     bad[twin] = bad[first];
     assert_eq!(solve(&[line81(&bad)], &[])[0].1, "invalid");
 }
@@ -148,17 +172,37 @@ fn explain_shows_guesses_and_backtracks_and_ends_solved() {
     let (code, out, err) = run(&["explain", puzzle], None);
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
-    let first_guess = lines.iter().find(|l| l.starts_with("guess ")).expect("a guess");
+    let first_guess = lines
+        .iter()
+        .find(|l| l.starts_with("guess "))
+        .expect("a guess");
     assert!(first_guess.ends_with(", depth 1)"), "{first_guess}");
     assert!(first_guess.contains(" candidates, "), "{first_guess}");
-    assert!(lines.iter().any(|l| l.starts_with("contradiction: ")), "{out}");
-    assert!(lines.iter().any(|l| l.starts_with("backtrack from ")) || lines.iter().filter(|l| l.starts_with("guess")).count() > 1);
+    assert!(
+        lines.iter().any(|l| l.starts_with("contradiction: ")),
+        "{out}"
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("backtrack from "))
+            || lines.iter().filter(|l| l.starts_with("guess")).count() > 1
+    );
     let grid: String = lines[lines.len() - 9..].concat();
     assert_solves(puzzle, &grid);
     // JSON counts the search.
-    let (_, out, _) = run(&["solve", "--format", "json", "-"], Some(&format!("{puzzle}\n")));
+    let (_, out, _) = run(
+        &["solve", "--format", "json", "-"],
+        Some(&format!("{puzzle}\n")),
+    );
     assert!(out.contains("\"status\":\"solved\""), "{out}");
-    let guesses: u32 = out.split("\"guesses\":").nth(1).unwrap().split(',').next().unwrap().parse().unwrap();
+    let guesses: u32 = out
+        .split("\"guesses\":")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!(guesses >= 1);
     assert!(out.contains("\"max_depth\":"));
 }

@@ -12,7 +12,11 @@ use sudolog::sudoku::rules::{builtin, Builtin};
 
 fn check(puzzles: &[String], which: Builtin) {
     let program = builtin(which).unwrap();
-    let opts = Options { eliminations: true, explain: which == Builtin::Full, ..Default::default() };
+    let opts = Options {
+        eliminations: true,
+        explain: which == Builtin::Full,
+        ..Default::default()
+    };
     let mut board = Board::new(program.clone(), &opts).unwrap();
     let mut solutions = Vec::new();
     for (i, line) in puzzles.iter().enumerate() {
@@ -20,7 +24,15 @@ fn check(puzzles: &[String], which: Builtin) {
         let (n, sol) = solve_count(&values, 2);
         assert_eq!(n, 1, "puzzle {line} must have a unique solution");
         solutions.push(sol.unwrap());
-        board.add(i as i32, &Grid { shape: Shape::new(3).unwrap(), values }).unwrap();
+        board
+            .add(
+                i as i32,
+                &Grid {
+                    shape: Shape::new(3).unwrap(),
+                    values,
+                },
+            )
+            .unwrap();
     }
     board.commit().unwrap();
     let rels = board.rels.clone();
@@ -28,13 +40,21 @@ fn check(puzzles: &[String], which: Builtin) {
     let mut placed = 0;
     for (row, _) in session.contents(rels.placed.unwrap()) {
         let (p, c, v) = (row[0] as usize, row[1] as usize, row[2] as u8);
-        assert_eq!(solutions[p][c], v, "puzzle {} places {v} at cell {c}", puzzles[p]);
+        assert_eq!(
+            solutions[p][c], v,
+            "puzzle {} places {v} at cell {c}",
+            puzzles[p]
+        );
         placed += 1;
     }
     let mut eliminated = 0;
     for (row, _) in session.contents(rels.eliminated.unwrap()) {
         let (p, c, v) = (row[0] as usize, row[1] as usize, row[2] as u8);
-        assert_ne!(solutions[p][c], v, "puzzle {} eliminates its solution value {v} at cell {c}", puzzles[p]);
+        assert_ne!(
+            solutions[p][c], v,
+            "puzzle {} eliminates its solution value {v} at cell {c}",
+            puzzles[p]
+        );
         eliminated += 1;
     }
     assert!(placed >= puzzles.len() * 17 && eliminated > 0);
@@ -45,17 +65,38 @@ fn check(puzzles: &[String], which: Builtin) {
             let head = &program.relations[program.rules[ev.rule].head].name;
             let (p, c, v) = (ev.head[0] as usize, ev.head[1] as usize, ev.head[2] as u8);
             match head.as_str() {
-                "placed" => assert_eq!(solutions[p][c], v, "{}", board.render(ev, Default::default())),
-                "eliminated" => assert_ne!(solutions[p][c], v, "{}", board.render(ev, Default::default())),
+                "placed" => assert_eq!(
+                    solutions[p][c],
+                    v,
+                    "{}",
+                    board.render(ev, Default::default())
+                ),
+                "eliminated" => assert_ne!(
+                    solutions[p][c],
+                    v,
+                    "{}",
+                    board.render(ev, Default::default())
+                ),
                 other => panic!("unexpected event head {other}"),
             }
         }
         // Every rule of the full program that can fire on these puzzles did, and was sound.
-        let mut labels: Vec<&str> = events.iter().map(|e| program.rules[e.rule].label.as_str()).collect();
+        let mut labels: Vec<&str> = events
+            .iter()
+            .map(|e| program.rules[e.rule].label.as_str())
+            .collect();
         labels.sort();
         labels.dedup();
-        for expected in ["single", "hidden single", "intersection removal", "naked pair"] {
-            assert!(labels.contains(&expected), "no {expected} deduction among {labels:?}");
+        for expected in [
+            "single",
+            "hidden single",
+            "intersection removal",
+            "naked pair",
+        ] {
+            assert!(
+                labels.contains(&expected),
+                "no {expected} deduction among {labels:?}"
+            );
         }
     }
 }

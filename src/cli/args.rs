@@ -111,10 +111,23 @@ impl Args {
             None => Ok(()),
         }
     }
-    /// Engine settings shared by every command.
+    /// Engine settings shared by every command (one worker unless `-w` says otherwise).
     pub fn engine_config(&self) -> Result<sudolog::session::Config, String> {
+        self.engine_config_with(1)
+    }
+
+    /// Engine settings with every available core as the default worker count.
+    pub fn engine_config_all_cores(&self) -> Result<sudolog::session::Config, String> {
+        self.engine_config_with(
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1),
+        )
+    }
+
+    fn engine_config_with(&self, workers: usize) -> Result<sudolog::session::Config, String> {
         let mut c = sudolog::session::Config {
-            workers: self.number("--workers", 1usize)?,
+            workers: self.number("--workers", workers)?,
             ..Default::default()
         };
         if c.workers == 0 {
@@ -134,7 +147,11 @@ impl Args {
     }
     /// The same options with other positionals.
     pub fn with_positional(&self, positional: Vec<String>) -> Args {
-        Args { positional, values: self.values.clone(), flags: self.flags.clone() }
+        Args {
+            positional,
+            values: self.values.clone(),
+            flags: self.flags.clone(),
+        }
     }
     /// This process's index when running across processes (0 otherwise).
     pub fn process_index(&self) -> usize {

@@ -27,8 +27,16 @@ path(x, z) :- path(x, y), edge(y, z).
 pub fn peak_mib() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.to_string()))
-        .and_then(|l| l.split_whitespace().nth(1).and_then(|k| k.parse::<f64>().ok()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .map(|l| l.to_string())
+        })
+        .and_then(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .and_then(|k| k.parse::<f64>().ok())
+        })
         .map(|kb| kb / 1024.0)
         .unwrap_or(f64::NAN)
 }
@@ -82,7 +90,11 @@ fn tc(args: &Args) -> Result<i32, String> {
         let (a, b) = (rng.below(nodes) as i32, rng.below(nodes) as i32);
         set.insert((a, b));
     }
-    let config = |w: usize| Config { workers: w, observe: Observe::Relations(vec![path]), ..Default::default() };
+    let config = |w: usize| Config {
+        workers: w,
+        observe: Observe::Relations(vec![path]),
+        ..Default::default()
+    };
     let workers = args.engine_config()?.workers;
     println!("transitive closure: {nodes} nodes, {edges} edges (seed {seed}), {workers} worker(s)");
     let mut session = Session::new(program.clone(), config(workers))?;
@@ -93,7 +105,11 @@ fn tc(args: &Args) -> Result<i32, String> {
     session.commit()?;
     let scratch = start.elapsed();
     let paths = session.len(path);
-    println!("from scratch: {} for {paths} paths; peak memory {:.0} MiB", ms(scratch), peak_mib());
+    println!(
+        "from scratch: {} for {paths} paths; peak memory {:.0} MiB",
+        ms(scratch),
+        peak_mib()
+    );
     // Single-edge updates: insert a new edge, then delete it again.
     let (mut ins, mut del) = (Vec::new(), Vec::new());
     let mut changed = 0;
@@ -144,19 +160,35 @@ fn solve(args: &Args) -> Result<i32, String> {
     use sudolog::sudoku::puzzle::PuzzleReader;
     use sudolog::sudoku::rules::{load, Builtin};
     use sudolog::sudoku::search::Mode;
-    let [file] = args.positional.as_slice() else { return Err("bench solve FILE".into()) };
+    let [file] = args.positional.as_slice() else {
+        return Err("bench solve FILE".into());
+    };
     let limit: usize = args.number("--limit", usize::MAX)?;
-    let chunk: usize = args.number("--chunk", 1000)?;
-    let which = if args.flag("--fast") { Builtin::Fast } else { Builtin::Full };
+    let chunk: usize = args.number("--chunk", 128)?;
+    let which = if args.flag("--fast") {
+        Builtin::Fast
+    } else {
+        Builtin::Full
+    };
     let program = load(&args.values("--rules"), which)?;
     let c = args.engine_config()?;
     let mut board = Board::new(
         program,
-        &Options { workers: c.workers, timely_args: c.timely_args, search: true, ..Default::default() },
+        &Options {
+            workers: c.workers,
+            timely_args: c.timely_args,
+            search: true,
+            ..Default::default()
+        },
     )?;
-    let mode = Mode { search: !args.flag("--no-search"), first: args.flag("--first") };
+    let mode = Mode {
+        search: !args.flag("--no-search"),
+        first: args.flag("--first"),
+    };
     let f = std::fs::File::open(file).map_err(|e| format!("cannot read '{file}': {e}"))?;
-    let mut reader = PuzzleReader::new(file.as_str(), std::io::BufReader::new(f)).take(limit).peekable();
+    let mut reader = PuzzleReader::new(file.as_str(), std::io::BufReader::new(f))
+        .take(limit)
+        .peekable();
     let mut summary = Summary::default();
     let start = Instant::now();
     while reader.peek().is_some() {
@@ -169,11 +201,58 @@ fn solve(args: &Args) -> Result<i32, String> {
     println!(
         "{} ({} rules, {} worker(s), search {}, chunk {chunk}): {}; peak memory {:.0} MiB",
         file,
-        if which == Builtin::Fast { "fast" } else { "full" },
+        if which == Builtin::Fast {
+            "fast"
+        } else {
+            "full"
+        },
         c.workers,
-        if mode.search { if mode.first { "first" } else { "on" } } else { "off" },
+        if mode.search {
+            if mode.first {
+                "first"
+            } else {
+                "on"
+            }
+        } else {
+            "off"
+        },
         summary.line(elapsed),
         peak_mib()
+    );
+    Ok(0)
+}
+
+/// Edit latency: a long random edit script, each edit's incremental commit timed,
+/// side by side with from-scratch evaluations of the same states; memory after
+/// 1,000 edits and after all of them.
+fn edit(args: &Args) -> Result<i32, String> {
+    let n: usize = args.number("--edits", 20_000)?;
+    let seed: u64 = args.number("--seed", 1)?;
+    let warm = n.min(1000);
+    let (mut inc1, _) = sudolog::sudoku::edit::bench_edits(warm, seed);
+    let mem_1k = peak_mib();
+    let _ = &mut inc1;
+    let (mut inc, mut scratch) = sudolog::sudoku::edit::bench_edits(n, seed + 1);
+    let mem_n = peak_mib();
+    println!("edit session: {n} random edits on the 9x9 samples (seed {seed})");
+    println!(
+        "incremental: median {}, p99 {} over {} edits",
+        ms(median(&mut inc)),
+        ms(percentile(&mut inc, 0.99)),
+        inc.len()
+    );
+    println!(
+        "from scratch (same states, sampled): median {}, p99 {} over {} states",
+        ms(median(&mut scratch)),
+        ms(percentile(&mut scratch, 0.99)),
+        scratch.len()
+    );
+    println!(
+        "ratio of medians: {:.1}x; peak memory after {warm} edits {:.0} MiB, after {} more {:.0} MiB",
+        median(&mut scratch).as_secs_f64() / median(&mut inc).as_secs_f64().max(1e-9),
+        mem_1k,
+        n,
+        mem_n
     );
     Ok(0)
 }
@@ -189,6 +268,9 @@ pub fn run(args: &Args) -> Result<i32, String> {
     match what.as_str() {
         "tc" => tc(&args),
         "solve" => solve(&args),
-        other => Err(format!("unknown benchmark '{other}'; use tc, solve or edit")),
+        "edit" => edit(&args),
+        other => Err(format!(
+            "unknown benchmark '{other}'; use tc, solve or edit"
+        )),
     }
 }

@@ -1,6 +1,8 @@
 //! Command-line front end: argument parsing and dispatch to the commands.
 
 mod args;
+mod bench;
+mod edit;
 mod engine;
 mod sudoku;
 
@@ -16,10 +18,13 @@ Usage:
   sudolog explain PUZZLE [--notation drools|rc] [--no-search]
   sudolog dump PUZZLE [--rounds K]
   sudolog validate PUZZLE
+  sudolog edit [PUZZLE] [--notation drools|rc]   (commands on stdin; type help)
 
 PUZZLE is a file, an 81-character string, - for stdin, or a sample name:
 simple, medium, hard1, hard2, hard3, hard4, broken, sdo, javadoc, 6948.
 Sudoku commands take --rules FILE (repeatable) to replace the built-in rule programs.
+  sudolog bench tc [--nodes N] [--edges M] [--seed S] [--repeat K]
+  sudolog bench solve FILE [--limit N] [--fast] [--no-search] [--first] [--chunk N]
   sudolog help
 
 Engine options:
@@ -46,6 +51,8 @@ pub fn main(argv: Vec<String>) -> i32 {
         "explain" => sudoku::explain(&args),
         "dump" => sudoku::dump(&args),
         "validate" => sudoku::validate(&args),
+        "edit" => edit::run(&args),
+        "bench" => bench::run(&args),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(0)

@@ -63,9 +63,14 @@ pub fn solve(args: &Args) -> Result<i32, String> {
         "json" => true,
         other => return Err(format!("unknown --format '{other}'; use text or json")),
     };
-    let chunk_size: usize = args.number("--chunk", 1000)?;
+    let chunk_size: usize = args.number("--chunk", 128)?;
     let program = program(args, Builtin::Full)?;
-    let mut opts = options(args)?;
+    let c = args.engine_config_all_cores()?;
+    let mut opts = Options {
+        workers: c.workers,
+        timely_args: c.timely_args,
+        ..Default::default()
+    };
     opts.search = true;
     opts.explain = json;
     let mut board = Board::new(program, &opts)?;

@@ -388,12 +388,19 @@ struct AtomShape {
 
 impl AtomShape {
     fn of(args: &[Term], bound: &[bool], layout: &[VarId], consts_in_key: bool) -> AtomShape {
-        let mut shape = AtomShape { key_cols: Vec::new(), probe: Vec::new(), filter: AtomFilter::default(), new_vars: Vec::new() };
+        let mut shape = AtomShape {
+            key_cols: Vec::new(),
+            probe: Vec::new(),
+            filter: AtomFilter::default(),
+            new_vars: Vec::new(),
+        };
         for (c, t) in args.iter().enumerate() {
             match t {
                 Term::Var(v) if bound[*v] => {
                     shape.key_cols.push(c);
-                    shape.probe.push(Pick::Slot(layout.iter().position(|x| x == v).expect("bound has slot")));
+                    shape.probe.push(Pick::Slot(
+                        layout.iter().position(|x| x == v).expect("bound has slot"),
+                    ));
                 }
                 Term::Const(x) if consts_in_key => {
                     shape.key_cols.push(c);
@@ -475,7 +482,9 @@ fn plan_pipeline(
         };
         done[i] = true;
         // Nothing is bound yet: constants filter the scan instead of keying a lookup.
-        let AtomShape { filter, new_vars, .. } = AtomShape::of(args, &bound, &[], false);
+        let AtomShape {
+            filter, new_vars, ..
+        } = AtomShape::of(args, &bound, &[], false);
         for &(v, _) in &new_vars {
             bound[v] = true;
         }
@@ -613,7 +622,12 @@ fn plan_pipeline(
                 }
             }
             Literal::Atom { rel, args } => {
-                let AtomShape { key_cols, probe, filter, new_vars } = AtomShape::of(args, &bound, &layout, true);
+                let AtomShape {
+                    key_cols,
+                    probe,
+                    filter,
+                    new_vars,
+                } = AtomShape::of(args, &bound, &layout, true);
                 for &(v, _) in &new_vars {
                     bound[v] = true;
                 }

@@ -11,6 +11,7 @@
 pub mod batch;
 pub mod board;
 pub mod dump;
+pub mod edit;
 pub mod explain;
 pub mod grid;
 pub mod puzzle;

@@ -8,7 +8,6 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 use sudolog::check::ir::{Program, RelId, RelKind, Value};
-use sudolog::plan::{Pipeline, Source, Step, StratumPlan};
 use sudolog::session::{Commit, Config, Observe, Session};
 
 use super::naive::{self, Naive};
@@ -232,4 +231,3 @@ pub fn insertable(p: &Program) -> Vec<(String, usize)> {
 
 // ---------------------------------------------------------------------------------------
 // The known bug, until it is fixed in src/dataflow/pipeline.rs.
-

@@ -1,0 +1,79 @@
+//! `sudolog edit [PUZZLE]`: an interactive editing session (see
+//! [`sudolog::sudoku::edit`]). Commands come one per line from standard input, with
+//! a `> ` prompt only when it is a terminal, so sessions can be scripted; results go
+//! to standard output, a bad command prints `error: ...` and the session goes on.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use super::args::Args;
+use sudolog::sudoku::board::Options;
+use sudolog::sudoku::edit::Editor;
+use sudolog::sudoku::explain::Notation;
+use sudolog::sudoku::grid::{Grid, Shape};
+use sudolog::sudoku::puzzle::parse_puzzle_arg;
+use sudolog::sudoku::rules::{self, Builtin};
+
+/// `sudolog edit [PUZZLE] [--notation drools|rc] [--rules FILE]...`
+pub fn run(args: &Args) -> Result<i32, String> {
+    args.reject_unknown(&[])?;
+    let notation = Notation::parse(args.value("--notation").unwrap_or("drools"))?;
+    let grid = match args.positional.as_slice() {
+        [] => Grid::empty(Shape::NINE),
+        [arg] if arg == "-" => {
+            return Err(
+                "sudolog edit reads its commands from stdin; give the PUZZLE as a file, a string or a sample name"
+                    .into(),
+            )
+        }
+        [arg] => {
+            let mut items = parse_puzzle_arg(arg)?;
+            if items.is_empty() {
+                return Err(format!("no puzzle in '{arg}'"));
+            }
+            items.swap_remove(0).map_err(|e| e.to_string())?.grid
+        }
+        _ => return Err("sudolog edit: give at most one PUZZLE".into()),
+    };
+    let engine = args.engine_config()?;
+    let opts = Options {
+        workers: engine.workers,
+        timely_args: engine.timely_args,
+        ..Default::default()
+    };
+    let program = rules::load(&args.values("--rules"), Builtin::Full)?;
+    let mut editor = Editor::with_program(program, opts, grid, notation)?;
+
+    let stdin = std::io::stdin();
+    let interactive = stdin.is_terminal();
+    let mut input = stdin.lock();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let io = |e: std::io::Error| e.to_string();
+    if interactive {
+        writeln!(out, "sudolog edit: type help for the commands").map_err(io)?;
+    }
+    let mut buf = Vec::new();
+    loop {
+        if interactive {
+            write!(out, "> ").map_err(io)?;
+            out.flush().map_err(io)?;
+        }
+        buf.clear();
+        if input.read_until(b'\n', &mut buf).map_err(io)? == 0 {
+            if interactive {
+                writeln!(out).map_err(io)?;
+            }
+            break;
+        }
+        let line = String::from_utf8_lossy(&buf);
+        match editor.command(&line) {
+            Ok(text) => out.write_all(text.as_bytes()).map_err(io)?,
+            Err(e) => writeln!(out, "error: {e}").map_err(io)?,
+        }
+        out.flush().map_err(io)?;
+        if editor.finished() {
+            break;
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,884 @@
+//! The interactive editing session behind `sudolog edit`: one grid, edited a given
+//! at a time, with the reasoning kept up to date incrementally.
+//!
+//! In: command lines (`set r3c4 7`, `clear [2,3]`, `load hard1`, `step`, `undo`, ...).
+//! Out: for each, the text to print, or an error message (the session goes on).
+//!
+//! An [`Editor`] owns one [`Board`] for the whole session (puzzle id 0, with
+//! candidates, eliminations and explain events observed, no search). An edit changes
+//! the `given` facts with [`Board::set_given`] and commits: the engine updates its
+//! fixpoint incrementally, and the editor prints what the commit changed, in this
+//! order:
+//!
+//! ```text
+//! + [0,1] = 8                      cells newly solved
+//! - [0,2] = 3                      cells no longer solved
+//! candidates [3,8]: -6 -9 +2       per open cell: candidates removed, then restored
+//! single 8 at [0,1]                new deductions (explain lines, in log order)
+//! withdrawn: single 3 at [0,2]     deductions no longer made
+//! contradiction: [6,2] has no candidates
+//! ```
+//!
+//! Candidate lines cover only cells that are open after the edit (a newly solved
+//! cell is reported by its `+` line). Facts and explain events carry the round in
+//! which they first appeared, and an edit may move a surviving fact or deduction to
+//! another round (a `-1` at the old round and a `+1` at the new one): the diff nets
+//! those out by identity, ignoring the round, so they are neither new nor withdrawn.
+//! An edit that changes nothing prints `no change`. A `load` of a grid of the same
+//! size is an edit like any other (the givens that differ are retracted and
+//! inserted); one of another size is a different puzzle, so the board starts afresh
+//! ([`Board::reset`]) and everything shows as new. `validate` runs the validation
+//! rules (`datalog/validate.dl`) on a second board, kept in step the same way.
+//!
+//! # Horizon
+//!
+//! Like the Drools example's Step button, the session shows the reasoning up to a
+//! horizon: a round number, or all rounds. The engine always computes the whole
+//! fixpoint; the horizon only filters what is shown (placed facts and eliminations
+//! with round <= h, explain events with round <= h). After start and `load` the
+//! horizon is "all". `step` from "all" rewinds to round 1 (the givens placed); each
+//! further `step` advances to the next round in which a value is placed and prints
+//! the deductions in between; `solve` prints the rest and returns to "all". Edits
+//! while stepping are diffed at the horizon.
+//!
+//! # Undo
+//!
+//! `undo` and `redo` restore the givens before / after an edit (and go through the
+//! same incremental path). The undo stack holds at most [`UNDO_LIMIT`] grids of
+//! givens; nothing else grows with the length of a session.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use super::board::{Board, Options, Status};
+use super::dump::dump;
+use super::explain::{dedup_lines, Notation};
+use super::grid::{digit_char, parse_cell, parse_digit, Grid, Shape};
+use super::puzzle::parse_puzzle_arg;
+use super::rules::{self, Builtin};
+use super::samples::{DROOLS_MENU, SAMPLES};
+use crate::check::ir::{Program, RelId, Value};
+use crate::session::{Commit, Event};
+
+/// The puzzle id of the edited grid.
+const P: Value = 0;
+
+/// The most edits `undo` can go back (older ones are forgotten).
+pub const UNDO_LIMIT: usize = 1000;
+
+/// The text of `help`.
+pub const HELP: &str = "\
+commands:
+  set CELL V     put the given V in CELL (replacing any given there)
+  clear CELL     remove the given in CELL
+  load PUZZLE    a file, an 81-character string or a sample name (simple, medium,
+                 hard1..hard4, broken, sdo, javadoc, 6948)
+  step           from the givens, advance to the next round that places a value
+  solve          show the remaining deductions, then the solution or the dump
+  dump           the grid with candidates (at the current step)
+  explain        every deduction so far (up to the current step)
+  givens         the givens, one row per line
+  undo, redo     take back the last edit, or make it again
+  validate       look for duplicate givens
+  help           this text
+  quit           end the session
+CELL is r3c4 (1-based) or [2,3] (0-based, row first). Lines starting with # are ignored.
+";
+
+/// One undoable edit: the givens on the other side of it, and whether it was a load
+/// (undoing or redoing a load shows all rounds again, as a load does).
+#[derive(Clone, Debug)]
+struct Entry {
+    givens: Grid,
+    load: bool,
+}
+
+/// An editing session. See the [module docs](self).
+pub struct Editor {
+    board: Board,
+    placed: RelId,
+    eliminated: RelId,
+    opts: Options,
+    notation: Notation,
+    givens: Grid,
+    /// `None`: all rounds.
+    horizon: Option<u32>,
+    undo: VecDeque<Entry>,
+    redo: Vec<Entry>,
+    /// The validation program's board and the givens it holds, made on first use.
+    validator: Option<(Board, Grid)>,
+    finished: bool,
+    last_commit: Option<Duration>,
+}
+
+/// Where a fact (or event) stood before and after a commit: its round, if present.
+#[derive(Clone, Copy, Debug, Default)]
+struct Move {
+    before: Option<u32>,
+    after: Option<u32>,
+}
+
+/// Pairs up the removals and additions of one commit by key.
+fn moves<K: Ord>(entries: impl Iterator<Item = (K, u32, isize)>) -> BTreeMap<K, Move> {
+    let mut out: BTreeMap<K, Move> = BTreeMap::new();
+    for (k, round, diff) in entries {
+        let m = out.entry(k).or_default();
+        let slot = if diff < 0 {
+            &mut m.before
+        } else {
+            &mut m.after
+        };
+        *slot = Some(slot.map_or(round, |r| r.min(round)));
+    }
+    out
+}
+
+impl Editor {
+    /// A session over the built-in rules (`datalog/sudoku.dl`) starting from `grid`
+    /// (use [`Grid::empty`] for a blank one).
+    pub fn new(grid: Grid, notation: Notation) -> Result<Editor, String> {
+        Editor::with_program(
+            rules::builtin(Builtin::Full)?,
+            Options::default(),
+            grid,
+            notation,
+        )
+    }
+
+    /// A session over any Sudoku rule program that defines `placed` and
+    /// `eliminated`. Of `opts`, only the engine settings (workers, timely arguments)
+    /// are used.
+    pub fn with_program(
+        program: Arc<Program>,
+        opts: Options,
+        grid: Grid,
+        notation: Notation,
+    ) -> Result<Editor, String> {
+        let opts = Options {
+            candidates: true,
+            eliminations: true,
+            explain: true,
+            search: false,
+            max_rounds: None,
+            ..opts
+        };
+        let mut board = Board::new(program, &opts)?;
+        let placed = board
+            .rels
+            .placed
+            .ok_or("the rule program must define 'placed'")?;
+        let eliminated = board
+            .rels
+            .eliminated
+            .ok_or("the rule program must define 'eliminated' to be edited")?;
+        board.add(P, &grid)?;
+        let commit = board.commit()?;
+        Ok(Editor {
+            board,
+            placed,
+            eliminated,
+            opts,
+            notation,
+            givens: grid,
+            horizon: None,
+            undo: VecDeque::new(),
+            redo: Vec::new(),
+            validator: None,
+            finished: false,
+            last_commit: Some(commit.elapsed),
+        })
+    }
+
+    /// The current givens.
+    pub fn givens(&self) -> &Grid {
+        &self.givens
+    }
+
+    /// The horizon: `Some(round)` while stepping, `None` for all rounds.
+    pub fn horizon(&self) -> Option<u32> {
+        self.horizon
+    }
+
+    /// The board the session runs on.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// Whether `quit` was given.
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    /// How long the engine took for the last commit (of an edit, load or start).
+    pub fn last_commit(&self) -> Option<Duration> {
+        self.last_commit
+    }
+
+    /// Number of edits `undo` / `redo` can take back / make again.
+    pub fn history(&self) -> (usize, usize) {
+        (self.undo.len(), self.redo.len())
+    }
+
+    /// The placed values (0 = open; the lower if a cell holds two) and each cell's
+    /// candidates (digits not eliminated, ascending; placed cells included) at the
+    /// current horizon.
+    pub fn state(&self) -> (Vec<u8>, Vec<Vec<u8>>) {
+        self.state_at(self.horizon)
+    }
+
+    /// As [`Editor::state`], at horizon `h` (`None`: all rounds).
+    pub fn state_at(&self, h: Option<u32>) -> (Vec<u8>, Vec<Vec<u8>>) {
+        let shape = self.givens.shape;
+        let (n, size) = (shape.cells(), shape.size());
+        let shown = |r: u32| h.is_none_or(|h| r <= h);
+        let s = self.board.session();
+        let mut placed = vec![0u8; n];
+        for (row, r) in s.rows_with_prefix(self.placed, &[P]) {
+            let (c, v) = (row[1] as usize, row[2] as u8);
+            if shown(r) && c < n && (placed[c] == 0 || v < placed[c]) {
+                placed[c] = v;
+            }
+        }
+        let mut out = vec![vec![true; size + 1]; n];
+        for (row, r) in s.rows_with_prefix(self.eliminated, &[P]) {
+            let (c, v) = (row[1] as usize, row[2] as usize);
+            if shown(r) && c < n && v <= size {
+                out[c][v] = false;
+            }
+        }
+        let cands = out
+            .iter()
+            .map(|ok| (1..=size).filter(|&v| ok[v]).map(|v| v as u8).collect())
+            .collect();
+        (placed, cands)
+    }
+
+    /// Runs one command line. `Ok` holds the text to print (lines ending in `'\n'`,
+    /// empty for blank and comment lines); `Err` a message for `error: ...`.
+    pub fn command(&mut self, line: &str) -> Result<String, String> {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            return Ok(String::new());
+        }
+        let (word, rest) = match line.split_once(char::is_whitespace) {
+            Some((w, r)) => (w, r.trim()),
+            None => (line, ""),
+        };
+        let args: Vec<&str> = rest.split_whitespace().collect();
+        let word = word.to_ascii_lowercase();
+        const NO_ARGS: &[&str] = &[
+            "undo", "redo", "step", "solve", "dump", "explain", "givens", "validate", "help",
+            "quit", "exit",
+        ];
+        if NO_ARGS.contains(&word.as_str()) && !args.is_empty() {
+            return Err(format!("'{word}' takes no arguments"));
+        }
+        match word.as_str() {
+            "set" => {
+                let [cell, value] = args[..] else {
+                    return Err("usage: set CELL VALUE, e.g. set r3c4 7".into());
+                };
+                let shape = self.givens.shape;
+                let c = parse_cell(cell, shape)?;
+                let v = parse_value(value, shape)?;
+                let mut target = self.givens.clone();
+                target.values[c] = v;
+                self.edit(target, false)
+            }
+            "clear" => {
+                let [cell] = args[..] else {
+                    return Err("usage: clear CELL, e.g. clear r3c4".into());
+                };
+                let shape = self.givens.shape;
+                let c = parse_cell(cell, shape)?;
+                if self.givens.get(c) == 0 {
+                    return Err(format!("{} holds no given", self.cell(c)));
+                }
+                let mut target = self.givens.clone();
+                target.values[c] = 0;
+                self.edit(target, false)
+            }
+            "load" => {
+                if rest.is_empty() {
+                    return Err(
+                        "usage: load PUZZLE (a file, an 81-character string or a sample name)"
+                            .into(),
+                    );
+                }
+                let grid = read_puzzle(rest)?;
+                self.edit(grid, true)
+            }
+            "undo" => {
+                let e = self.undo.pop_back().ok_or("nothing to undo")?;
+                let back = Entry {
+                    givens: self.givens.clone(),
+                    load: e.load,
+                };
+                let out = self.apply(e.givens, e.load)?;
+                self.redo.push(back);
+                Ok(out)
+            }
+            "redo" => {
+                let e = self.redo.pop().ok_or("nothing to redo")?;
+                let back = Entry {
+                    givens: self.givens.clone(),
+                    load: e.load,
+                };
+                let out = self.apply(e.givens, e.load)?;
+                self.push_undo(back);
+                Ok(out)
+            }
+            "step" => self.step(),
+            "solve" => self.solve(),
+            "dump" => Ok(self.dump_text()),
+            "explain" => {
+                let lines = self.explain_lines(None, self.horizon);
+                Ok(if lines.is_empty() {
+                    "no deductions\n".to_string()
+                } else {
+                    lines
+                })
+            }
+            "givens" => Ok(self.givens.to_rows()),
+            "validate" => self.validate(),
+            "help" => Ok(HELP.to_string()),
+            "quit" | "exit" => {
+                self.finished = true;
+                Ok(String::new())
+            }
+            other => Err(format!("unknown command '{other}'; type help")),
+        }
+    }
+
+    fn cell(&self, c: usize) -> String {
+        self.notation.cell(self.givens.shape, c)
+    }
+
+    fn push_undo(&mut self, e: Entry) {
+        if self.undo.len() >= UNDO_LIMIT {
+            self.undo.pop_front();
+        }
+        self.undo.push_back(e);
+    }
+
+    /// A new edit: recorded for undo (unless it changes nothing); clears redo.
+    fn edit(&mut self, target: Grid, load: bool) -> Result<String, String> {
+        if load {
+            self.horizon = None;
+        }
+        if target == self.givens {
+            return Ok("no change\n".into());
+        }
+        let back = Entry {
+            givens: self.givens.clone(),
+            load,
+        };
+        let out = self.apply(target, load)?;
+        self.push_undo(back);
+        self.redo.clear();
+        Ok(out)
+    }
+
+    /// Makes `target` the givens, incrementally when the shape stays (retract and
+    /// insert the givens that differ, one commit), and describes what changed.
+    fn apply(&mut self, target: Grid, load: bool) -> Result<String, String> {
+        if load {
+            self.horizon = None;
+        }
+        if target.shape != self.givens.shape {
+            // Another geometry: a different puzzle altogether.
+            self.board.reset()?;
+            self.board.add(P, &target)?;
+        } else {
+            for (c, (&a, &b)) in self.givens.values.iter().zip(&target.values).enumerate() {
+                if a != b {
+                    if a != 0 {
+                        self.board.set_given(P, c, a, false)?;
+                    }
+                    if b != 0 {
+                        self.board.set_given(P, c, b, true)?;
+                    }
+                }
+            }
+        }
+        self.givens = target;
+        let commit = self.board.commit()?;
+        self.last_commit = Some(commit.elapsed);
+        Ok(self.describe(&commit))
+    }
+
+    /// The diff of one commit at the current horizon, then any contradiction.
+    fn describe(&self, commit: &Commit) -> String {
+        let h = self.horizon;
+        let shown = |r: Option<u32>| r.is_some_and(|r| h.is_none_or(|h| r <= h));
+        let mut out = String::new();
+
+        let facts = |rel: RelId| {
+            moves(
+                commit
+                    .changes
+                    .iter()
+                    .filter(|ch| ch.rel == rel && ch.row[0] == P)
+                    .map(|ch| ((ch.row[1] as usize, ch.row[2] as u8), ch.round, ch.diff)),
+            )
+        };
+        let (mut solved, mut unsolved) = (Vec::new(), Vec::new());
+        for ((c, v), m) in facts(self.placed) {
+            match (shown(m.before), shown(m.after)) {
+                (false, true) => solved.push((c, v)),
+                (true, false) => unsolved.push((c, v)),
+                _ => {}
+            }
+        }
+        for (sign, list) in [('+', &solved), ('-', &unsolved)] {
+            for &(c, v) in list {
+                out.push_str(&format!("{sign} {} = {}\n", self.cell(c), digit_char(v)));
+            }
+        }
+
+        let (placed_now, _) = self.state_at(h);
+        let mut cands: BTreeMap<usize, (Vec<u8>, Vec<u8>)> = BTreeMap::new();
+        for ((c, v), m) in facts(self.eliminated) {
+            if placed_now.get(c).is_none_or(|&p| p != 0) {
+                continue;
+            }
+            match (shown(m.before), shown(m.after)) {
+                (false, true) => cands.entry(c).or_default().0.push(v),
+                (true, false) => cands.entry(c).or_default().1.push(v),
+                _ => {}
+            }
+        }
+        for (c, (removed, restored)) in cands {
+            let mut line = format!("candidates {}:", self.cell(c));
+            for v in removed {
+                line.push_str(&format!(" -{}", digit_char(v)));
+            }
+            for v in restored {
+                line.push_str(&format!(" +{}", digit_char(v)));
+            }
+            out.push_str(&line);
+            out.push('\n');
+        }
+
+        let evs = moves(
+            commit
+                .events
+                .iter()
+                .filter(|(e, _)| e.head[0] == P)
+                .map(|(e, d)| ((e.rule, e.head.clone(), e.bindings.clone()), e.round, *d)),
+        );
+        let (mut new, mut gone) = (Vec::new(), Vec::new());
+        for ((rule, head, bindings), m) in evs {
+            let (b, a) = (shown(m.before), shown(m.after));
+            let (list, round) = match (b, a) {
+                (false, true) => (&mut new, m.after),
+                (true, false) => (&mut gone, m.before),
+                _ => continue,
+            };
+            list.push(Event {
+                rule,
+                round: round.unwrap_or(0),
+                head,
+                bindings,
+            });
+        }
+        for l in self.render_events(new) {
+            out.push_str(&l);
+            out.push('\n');
+        }
+        for l in self.render_events(gone) {
+            out.push_str(&format!("withdrawn: {l}\n"));
+        }
+
+        out.push_str(&self.contradictions());
+        if out.is_empty() {
+            out.push_str("no change\n");
+        }
+        out
+    }
+
+    /// `contradiction: ...` lines when the grid (at the fixpoint) is contradictory.
+    fn contradictions(&self) -> String {
+        let mut out = String::new();
+        if matches!(
+            self.board.status(P),
+            Status::Contradiction | Status::Invalid
+        ) {
+            let why = self.board.contradictions(P, self.notation);
+            if why.is_empty() {
+                out.push_str("contradiction\n");
+            }
+            for w in why {
+                out.push_str(&format!("contradiction: {w}\n"));
+            }
+        }
+        out
+    }
+
+    /// Events in log order (round, tier, rule, head), rendered, repeated lines of one
+    /// round dropped (as `explain` prints them).
+    fn render_events(&self, mut evs: Vec<Event>) -> Vec<String> {
+        let rules = &self.board.program().rules;
+        evs.sort_by(|a, b| {
+            (a.round, rules[a.rule].tier, a.rule, &a.head, &a.bindings).cmp(&(
+                b.round,
+                rules[b.rule].tier,
+                b.rule,
+                &b.head,
+                &b.bindings,
+            ))
+        });
+        let lines = evs
+            .iter()
+            .map(|e| (e.round, self.board.render(e, self.notation)))
+            .collect();
+        dedup_lines(lines)
+    }
+
+    /// The explain lines of rounds in `(from, to]` (`None`: unbounded), one per line.
+    fn explain_lines(&self, from: Option<u32>, to: Option<u32>) -> String {
+        let evs: Vec<Event> = self
+            .board
+            .events()
+            .into_iter()
+            .filter(|e| e.head[0] == P)
+            .filter(|e| from.is_none_or(|f| e.round > f) && to.is_none_or(|t| e.round <= t))
+            .collect();
+        let mut out = String::new();
+        for l in self.render_events(evs) {
+            out.push_str(&l);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The Drools dump at the current horizon.
+    fn dump_text(&self) -> String {
+        let (placed, cands) = self.state();
+        dump(self.givens.shape, &placed, &cands)
+    }
+
+    /// The end of `step` and `solve`: the solution's rows (`rows`) or the dump and a
+    /// word on the outcome. Shown at all rounds.
+    fn outcome(&self, rows: bool) -> String {
+        let solved = self.board.status(P) == Status::Solved;
+        let (placed, cands) = self.state_at(None);
+        let shape = self.givens.shape;
+        if solved && rows {
+            return Grid {
+                shape,
+                values: placed,
+            }
+            .to_rows();
+        }
+        let mut out = dump(shape, &placed, &cands);
+        out.push_str(if solved {
+            "solved\n"
+        } else {
+            "Sorry - can't solve this grid.\n"
+        });
+        out
+    }
+
+    fn step(&mut self) -> Result<String, String> {
+        let Some(h) = self.horizon else {
+            self.horizon = Some(1);
+            return Ok("stepping from the givens\n".into());
+        };
+        let next = self
+            .board
+            .session()
+            .rows_with_prefix(self.placed, &[P])
+            .into_iter()
+            .map(|(_, r)| r)
+            .filter(|&r| r > h)
+            .min();
+        match next {
+            Some(n) => {
+                self.horizon = Some(n);
+                Ok(self.explain_lines(Some(h), Some(n)))
+            }
+            None => {
+                let mut out = self.explain_lines(Some(h), None);
+                self.horizon = None;
+                out.push_str(&self.outcome(false));
+                Ok(out)
+            }
+        }
+    }
+
+    fn solve(&mut self) -> Result<String, String> {
+        let mut out = match self.horizon {
+            Some(h) => self.explain_lines(Some(h), None),
+            None => String::new(),
+        };
+        self.horizon = None;
+        out.push_str(&self.outcome(true));
+        Ok(out)
+    }
+
+    fn validate(&mut self) -> Result<String, String> {
+        if self.validator.is_none() {
+            let opts = Options {
+                workers: self.opts.workers,
+                timely_args: self.opts.timely_args.clone(),
+                explain: true,
+                ..Default::default()
+            };
+            let board = Board::new(rules::builtin(Builtin::Validate)?, &opts)?;
+            self.validator = Some((board, Grid::empty(Shape::NINE)));
+            let (board, held) = self.validator.as_mut().expect("just made");
+            board.add(P, held)?;
+        }
+        let (board, held) = self.validator.as_mut().expect("made above");
+        if held.shape != self.givens.shape {
+            board.reset()?;
+            board.add(P, &self.givens)?;
+        } else {
+            for (c, (&a, &b)) in held.values.iter().zip(&self.givens.values).enumerate() {
+                if a != b {
+                    if a != 0 {
+                        board.set_given(P, c, a, false)?;
+                    }
+                    if b != 0 {
+                        board.set_given(P, c, b, true)?;
+                    }
+                }
+            }
+        }
+        *held = self.givens.clone();
+        board.commit()?;
+        let mut out = String::new();
+        for ev in board.events() {
+            out.push_str(&board.render(&ev, self.notation));
+            out.push('\n');
+        }
+        out.push_str("Validation complete.\n");
+        Ok(out)
+    }
+}
+
+/// A value typed by the user: a digit of the grid's alphabet (`7`, `A` on 16x16) or a
+/// decimal number in range (`12`).
+fn parse_value(text: &str, shape: Shape) -> Result<u8, String> {
+    let bad = || {
+        format!(
+            "bad value '{}' for a {shape} grid; use 1 to {} (clear empties a cell)",
+            text.escape_debug(),
+            shape.size()
+        )
+    };
+    let mut chars = text.chars();
+    if let (Some(ch), None) = (chars.next(), chars.next()) {
+        return parse_digit(ch, shape).ok_or_else(bad);
+    }
+    match text.parse::<usize>() {
+        Ok(v) if (1..=shape.size()).contains(&v) => Ok(v as u8),
+        _ => Err(bad()),
+    }
+}
+
+/// The first puzzle a `load` argument names.
+fn read_puzzle(arg: &str) -> Result<Grid, String> {
+    if arg == "-" {
+        return Err(
+            "commands come from standard input; load a file, a puzzle string or a sample name"
+                .into(),
+        );
+    }
+    let mut items = parse_puzzle_arg(arg)?;
+    if items.is_empty() {
+        return Err(format!("no puzzle in '{arg}'"));
+    }
+    items
+        .swap_remove(0)
+        .map(|p| p.grid)
+        .map_err(|e| e.to_string())
+}
+
+/// A small deterministic generator (SplitMix64) for random edit scripts.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+}
+
+/// A random edit command for the editor's current state, as a command line, keeping
+/// the number of givens mostly within `band` (inclusive): mostly `set` of an open
+/// cell to one of its candidates (sometimes a wrong one: a contradiction shows up
+/// later) and `clear` of a given, some `set`s of any value anywhere (often a
+/// contradiction at once), `undo` (mostly, while the grid is contradictory), `redo`
+/// (more often when there is something to redo), and now and then `load` of a
+/// Drools sample. Cells are named in both
+/// notations.
+pub fn random_edit_in(rng: &mut Rng, ed: &Editor, band: (usize, usize)) -> String {
+    let g = ed.givens();
+    let shape = g.shape;
+    let name = |rng: &mut Rng, c: usize| {
+        if rng.below(2) == 0 {
+            Notation::Rc.cell(shape, c)
+        } else {
+            Notation::Drools.cell(shape, c)
+        }
+    };
+    let any_set = |rng: &mut Rng| {
+        let c = rng.below(shape.cells());
+        let v = 1 + rng.below(shape.size()) as u8;
+        format!("set {} {}", name(rng, c), digit_char(v))
+    };
+    let givens: Vec<usize> = g.givens().map(|(c, _)| c).collect();
+    let broken = !matches!(ed.board().status(P), Status::Solved | Status::Stalled);
+    let can_redo = ed.history().1 > 0;
+    let roll = rng.below(100);
+    if broken && roll < 85 {
+        return if roll < 65 || givens.is_empty() {
+            "undo".into()
+        } else {
+            let c = givens[rng.below(givens.len())];
+            format!("clear {}", name(rng, c))
+        };
+    }
+    match roll {
+        0 => {
+            let (sample, _, _) = SAMPLES[rng.below(DROOLS_MENU)];
+            return format!("load {sample}");
+        }
+        1..=9 => return "undo".into(),
+        10..=11 => return "redo".into(),
+        12..=29 if can_redo => return "redo".into(),
+        30..=34 => return any_set(rng),
+        _ => {}
+    }
+    let bias = if givens.len() < band.0 {
+        15
+    } else if givens.len() > band.1 {
+        85
+    } else {
+        50
+    };
+    if !givens.is_empty() && rng.below(100) < bias {
+        let c = givens[rng.below(givens.len())];
+        return format!("clear {}", name(rng, c));
+    }
+    let (placed, cands) = ed.state_at(None);
+    let open: Vec<usize> = (0..shape.cells())
+        .filter(|&c| placed[c] == 0 && !cands[c].is_empty())
+        .collect();
+    if open.is_empty() {
+        // Everything is placed: give a deduced value (that changes no value).
+        let deduced: Vec<usize> = (0..shape.cells())
+            .filter(|&c| g.get(c) == 0 && placed[c] != 0)
+            .collect();
+        if deduced.is_empty() {
+            return any_set(rng);
+        }
+        let c = deduced[rng.below(deduced.len())];
+        return format!("set {} {}", name(rng, c), digit_char(placed[c]));
+    }
+    let c = open[rng.below(open.len())];
+    let v = cands[c][rng.below(cands[c].len())];
+    format!("set {} {}", name(rng, c), digit_char(v))
+}
+
+/// [`random_edit_in`] with the band of the Drools samples, 22 to 45 givens.
+pub fn random_edit(rng: &mut Rng, ed: &Editor) -> String {
+    random_edit_in(rng, ed, (22, 45))
+}
+
+/// Times a long random edit session on the 9x9 Drools samples: `n` edits that
+/// change the givens (see [`random_edit`]; commands that fail or change nothing are
+/// skipped), from `seed`. Returns the engine's time for each edit's incremental
+/// commit and, for every 10th of those states (the 1st, 11th, ...), the time of a
+/// from-scratch evaluation of the same givens on a second board (`reset`, `add`,
+/// `commit`: a new dataflow built and run to its fixpoint).
+///
+/// Panics if the engine fails (it does not on the built-in rules).
+pub fn bench_edits(n: usize, seed: u64) -> (Vec<Duration>, Vec<Duration>) {
+    let mut rng = Rng::new(seed);
+    let (sample, _, _) = SAMPLES[rng.below(DROOLS_MENU)];
+    let grid = read_puzzle(sample).expect("samples parse");
+    let mut ed = Editor::new(grid, Notation::Drools).expect("engine starts");
+    let opts = Options {
+        candidates: true,
+        eliminations: true,
+        explain: true,
+        ..Default::default()
+    };
+    let mut scratch =
+        Board::new(rules::builtin(Builtin::Full).expect("rules"), &opts).expect("engine starts");
+    let (mut inc, mut full) = (Vec::new(), Vec::new());
+    let mut attempts = 0usize;
+    while inc.len() < n && attempts < n.saturating_mul(20).max(100) {
+        attempts += 1;
+        let cmd = random_edit(&mut rng, &ed);
+        ed.last_commit = None;
+        // Errors (nothing to undo, ...) are part of the script; they commit nothing.
+        let _ = ed.command(&cmd);
+        let Some(t) = ed.last_commit else { continue };
+        inc.push(t);
+        if inc.len() % 10 == 1 {
+            let start = Instant::now();
+            scratch.reset().expect("reset");
+            scratch.add(P, ed.givens()).expect("add");
+            scratch.commit().expect("commit");
+            full.push(start.elapsed());
+        }
+    }
+    (inc, full)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values() {
+        assert_eq!(parse_value("7", Shape::NINE), Ok(7));
+        assert_eq!(parse_value("g", Shape::SIXTEEN), Ok(16));
+        assert_eq!(parse_value("12", Shape::SIXTEEN), Ok(12));
+        assert!(parse_value("0", Shape::NINE).is_err());
+        assert!(parse_value("10", Shape::NINE).is_err());
+        assert!(parse_value("5", Shape::FOUR).is_err());
+        assert!(parse_value("x", Shape::NINE).is_err());
+    }
+
+    #[test]
+    fn moves_pair_removals_and_additions() {
+        let m = moves(
+            [
+                ("moved", 3, -1),
+                ("moved", 5, 1),
+                ("new", 2, 1),
+                ("gone", 4, -1),
+            ]
+            .into_iter(),
+        );
+        let get = |k| (m[k].before, m[k].after);
+        assert_eq!(get("moved"), (Some(3), Some(5)));
+        assert_eq!(get("new"), (None, Some(2)));
+        assert_eq!(get("gone"), (Some(4), None));
+    }
+
+    #[test]
+    fn rng_is_deterministic() {
+        let (mut a, mut b) = (Rng::new(5), Rng::new(5));
+        let xs: Vec<usize> = (0..20).map(|_| a.below(10)).collect();
+        assert_eq!(xs, (0..20).map(|_| b.below(10)).collect::<Vec<_>>());
+        assert!(xs.iter().all(|&x| x < 10));
+    }
+}
