@@ -91,18 +91,84 @@ fn eval(e: &SExpr, r: &Row) -> Option<Value> {
     e.eval(r)
 }
 
+/// Row-at-a-time stages not rendered yet: a scan's filter and projection, filters,
+/// projections and assignments. They are applied in one operator together with what
+/// follows them (the key extraction of the next join, or the head projection), so a
+/// chain of stateless steps costs one operator, not one each: every operator runs in
+/// every round of a block, so fewer operators means less work per round.
+#[derive(Clone, Default)]
+struct Pending(Vec<Stage>);
+
+#[derive(Clone)]
+enum Stage {
+    Scan(crate::plan::AtomFilter, Vec<Pick>),
+    Step(Step),
+}
+
+impl Pending {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    #[inline]
+    fn apply(&self, mut r: Row) -> Option<Row> {
+        for stage in &self.0 {
+            match stage {
+                Stage::Scan(filter, out) => {
+                    if !filter.accepts(&r) {
+                        return None;
+                    }
+                    r = build(out, &[0; super::row::WIDTH], &r);
+                }
+                Stage::Step(Step::Filter { lhs, op, rhs }) => {
+                    match (eval(lhs, &r), eval(rhs, &r)) {
+                        (Some(a), Some(b)) if op.eval(a, b) => {}
+                        _ => return None,
+                    }
+                }
+                Stage::Step(Step::Project { out }) => r = build(out, &r, &[]),
+                Stage::Step(Step::Assign { expr, out }) => {
+                    let v = eval(expr, &r)?;
+                    r = build(out, &r, &[v]);
+                }
+                Stage::Step(_) => unreachable!("only stateless steps are pending"),
+            }
+        }
+        Some(r)
+    }
+    /// Renders the pending stages (if any) as one operator.
+    fn render<'s, T: Timestamp + Lattice + Ord>(
+        self,
+        rows: Collection<'s, T, Row>,
+    ) -> Collection<'s, T, Row> {
+        if self.is_empty() {
+            rows
+        } else {
+            rows.flat_map(move |r| self.apply(r))
+        }
+    }
+}
+
 /// Renders a pipeline. `given` feeds a `Source::Given`.
 pub fn render_pipeline<'s, T: Timestamp + Lattice + Ord>(
     env: &mut Env<'s, T>,
     p: &Pipeline,
     given: Option<Collection<'s, T, Row>>,
 ) -> Collection<'s, T, Row> {
+    let (rows, pending) = render_lazy(env, p, given);
+    pending.render(rows)
+}
+
+/// Renders a pipeline but its trailing stateless stages, which are returned.
+fn render_lazy<'s, T: Timestamp + Lattice + Ord>(
+    env: &mut Env<'s, T>,
+    p: &Pipeline,
+    given: Option<Collection<'s, T, Row>>,
+) -> (Collection<'s, T, Row>, Pending) {
+    let mut pending = Pending::default();
     let mut rows = match &p.source {
         Source::Scan { rel, filter, out } => {
-            let (filter, out) = (filter.clone(), out.clone());
-            let empty = [0; super::row::WIDTH];
+            pending.0.push(Stage::Scan(filter.clone(), out.clone()));
             env.rel(*rel)
-                .flat_map(move |r| filter.accepts(&r).then(|| build(&out, &empty, &r)))
         }
         Source::Unit => env.unit.clone(),
         Source::Given => given.expect("a Given source gets rows"),
@@ -110,6 +176,10 @@ pub fn render_pipeline<'s, T: Timestamp + Lattice + Ord>(
     for (i, step) in p.steps.iter().enumerate() {
         let width = p.layouts.get(i).map(|l| l.len()).unwrap_or(usize::MAX);
         rows = match step {
+            Step::Filter { .. } | Step::Project { .. } | Step::Assign { .. } => {
+                pending.0.push(Stage::Step(step.clone()));
+                continue;
+            }
             Step::Join {
                 rel,
                 key_cols,
@@ -119,7 +189,8 @@ pub fn render_pipeline<'s, T: Timestamp + Lattice + Ord>(
             } => {
                 let arr = env.rows(*rel, key_cols);
                 let (probe, filter, out) = (probe.clone(), filter.clone(), out.clone());
-                rows.map(move |r| (key_of(&probe, &r), r))
+                let pend = std::mem::take(&mut pending);
+                rows.flat_map(move |r| pend.apply(r).map(|r| (key_of(&probe, &r), r)))
                     .join_core(arr, move |_k, l, r| {
                         filter.accepts(r).then(|| build(&out, l, r))
                     })
@@ -131,24 +202,10 @@ pub fn render_pipeline<'s, T: Timestamp + Lattice + Ord>(
             } => {
                 let arr = env.keys(*rel, key_cols);
                 let probe = probe.clone();
-                let keyed = rows.map(move |r| (key_of(&probe, &r), r));
+                let pend = std::mem::take(&mut pending);
+                let keyed = rows.flat_map(move |r| pend.apply(r).map(|r| (key_of(&probe, &r), r)));
                 let matched = keyed.clone().join_core(arr, |k, v, &()| Some((*k, *v)));
                 keyed.concat(matched.negate()).map(|(_, r)| r)
-            }
-            Step::Filter { lhs, op, rhs } => {
-                let (lhs, op, rhs) = (lhs.clone(), *op, rhs.clone());
-                rows.filter(move |r| match (eval(&lhs, r), eval(&rhs, r)) {
-                    (Some(a), Some(b)) => op.eval(a, b),
-                    _ => false,
-                })
-            }
-            Step::Project { out } => {
-                let out = out.clone();
-                rows.map(move |r| build(&out, &r, &[]))
-            }
-            Step::Assign { expr, out } => {
-                let (expr, out) = (expr.clone(), out.clone());
-                rows.flat_map(move |r| eval(&expr, &r).map(|v| build(&out, &r, &[v])))
             }
             Step::Aggregate {
                 group,
@@ -159,6 +216,7 @@ pub fn render_pipeline<'s, T: Timestamp + Lattice + Ord>(
                 out,
                 body_group,
             } => {
+                let rows = std::mem::take(&mut pending).render(rows);
                 // When the group is the whole incoming row, the rows are their own
                 // distinct groups and the aggregate's values need no join back.
                 // (An empty group's body scans on its own, so it is never "whole".)
@@ -223,7 +281,7 @@ pub fn render_pipeline<'s, T: Timestamp + Lattice + Ord>(
             }
         };
     }
-    rows
+    (rows, pending)
 }
 
 /// A rule's head rows, and with explanations its (head, [rule, bindings...]) pairs.
@@ -237,14 +295,21 @@ pub fn render_rule<'s, T: Timestamp + Lattice + Ord>(
     env: &mut Env<'s, T>,
     rp: &RulePlan,
 ) -> RuleOutput<'s, T> {
-    let rows = render_pipeline(env, &rp.body, None);
+    let (rows, pending) = render_lazy(env, &rp.body, None);
     let head = rp.head_out.clone();
     match &rp.explain {
-        None => (rows.map(move |r| build(&head, &r, &[])), None),
+        None => (
+            rows.flat_map(move |r| pending.apply(r).map(|r| build(&head, &r, &[]))),
+            None,
+        ),
         Some(slots) => {
             let mut picks = vec![Pick::Const(rp.rule as Value)];
             picks.extend(slots.iter().map(|&s| Pick::Slot(s)));
-            let pairs = rows.map(move |r| (build(&head, &r, &[]), build(&picks, &r, &[])));
+            let pairs = rows.flat_map(move |r| {
+                pending
+                    .apply(r)
+                    .map(|r| (build(&head, &r, &[]), build(&picks, &r, &[])))
+            });
             (pairs.clone().map(|(h, _)| h), Some(pairs))
         }
     }
