@@ -170,6 +170,62 @@ fn two_workers() {
     }
 }
 
+/// Two processes (timely's `-n 2 -p I -h hostfile`, on loopback): process 0 writes
+/// the outputs, and they equal the expected ones.
+#[test]
+fn two_processes() {
+    let dir = example_dir("tc");
+    let out = TempDir::new("two-processes");
+    let other = TempDir::new("two-processes-1");
+    // Ports unlikely to be in use; both processes read the same host file.
+    let base = 42_000 + (std::process::id() % 1000) as u16 * 2;
+    let hosts = out.0.join("hosts.txt");
+    std::fs::write(
+        &hosts,
+        format!("127.0.0.1:{}\n127.0.0.1:{}\n", base, base + 1),
+    )
+    .unwrap();
+    let program = dir.join("program.dl");
+    let args = |i: &str, to: &str| -> Vec<String> {
+        [
+            "run",
+            program.to_str().unwrap(),
+            "-F",
+            dir.to_str().unwrap(),
+            "-D",
+            to,
+            "-n",
+            "2",
+            "-p",
+            i,
+            "-h",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([hosts.to_str().unwrap().to_string()])
+        .collect()
+    };
+    let mut p1 = Command::new(env!("CARGO_BIN_EXE_sudolog"))
+        .args(args("1", other.path()))
+        .spawn()
+        .unwrap();
+    let result = Command::new(env!("CARGO_BIN_EXE_sudolog"))
+        .args(args("0", out.path()))
+        .output()
+        .unwrap();
+    assert!(p1.wait().unwrap().success());
+    assert!(result.status.success(), "{}", text(&result.stderr));
+    for file in files_with_ext(&dir, ".csv") {
+        assert_eq!(
+            std::fs::read_to_string(out.0.join(&file)).unwrap(),
+            std::fs::read_to_string(dir.join(&file)).unwrap(),
+            "{file}"
+        );
+    }
+    // Process 1 writes nothing.
+    assert!(files_with_ext(&other.0, ".csv").is_empty());
+}
+
 /// `sudolog check` prints the plan: one header per stratum, in order, naming every
 /// relation of the program once; the recursive component and the rules' locations.
 #[test]
