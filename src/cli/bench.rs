@@ -164,7 +164,7 @@ fn solve(args: &Args) -> Result<i32, String> {
         return Err("bench solve FILE".into());
     };
     let limit: usize = args.number("--limit", usize::MAX)?;
-    let chunk: usize = args.number("--chunk", 128)?;
+    let chunk: usize = args.number("--chunk", 32)?;
     let which = if args.flag("--fast") {
         Builtin::Fast
     } else {

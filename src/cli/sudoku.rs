@@ -63,7 +63,7 @@ pub fn solve(args: &Args) -> Result<i32, String> {
         "json" => true,
         other => return Err(format!("unknown --format '{other}'; use text or json")),
     };
-    let chunk_size: usize = args.number("--chunk", 128)?;
+    let chunk_size: usize = args.number("--chunk", 32)?;
     let program = program(args, Builtin::Full)?;
     let c = args.engine_config_all_cores()?;
     let mut opts = Options {
