@@ -7,11 +7,11 @@ use std::time::Instant;
 use super::args::Args;
 use sudolog::check::ir::Program;
 use sudolog::sudoku::batch::{solve_chunk, Item, Summary};
-use sudolog::sudoku::board::{Board, Options, Status};
+use sudolog::sudoku::board::{Board, Options};
 use sudolog::sudoku::explain::{dedup_lines, Notation};
 use sudolog::sudoku::puzzle::{parse_puzzle_arg, Puzzle, PuzzleReader};
 use sudolog::sudoku::rules::{self, Builtin};
-use sudolog::sudoku::search::{run_all, Mode, Outcome, Search};
+use sudolog::sudoku::search::{Mode, Outcome, Search};
 
 fn program(args: &Args, default: Builtin) -> Result<Arc<Program>, String> {
     let default = if args.flag("--fast") {
@@ -273,21 +273,4 @@ pub fn validate(args: &Args) -> Result<i32, String> {
     }
     println!("Validation complete.");
     Ok(if evs.is_empty() { 0 } else { 1 })
-}
-
-#[allow(dead_code)]
-fn status_word(s: Status) -> &'static str {
-    match s {
-        Status::Solved => "solved",
-        Status::Stalled => "stalled",
-        Status::Contradiction => "unsolvable",
-        Status::Invalid => "invalid",
-    }
-}
-
-#[allow(dead_code)]
-fn run_to_end(board: &mut Board, mode: Mode) -> Result<Outcome, String> {
-    let mut s = [Search::new(0, mode, false)];
-    run_all(board, &mut s, Notation::Drools)?;
-    Ok(s[0].outcome.unwrap_or(Outcome::Stalled))
 }

@@ -20,9 +20,9 @@ use timely::dataflow::operators::vec::{Filter, Map};
 use timely::dataflow::Scope;
 use timely::order::Product;
 
-use super::pipeline::{render_rule, Env, KeyArr};
+use super::pipeline::{render_rule, Env};
 use super::row::{row, Row};
-use crate::check::ir::RelId;
+use crate::check::ir::{RelId, Value};
 use crate::plan::RulePlan;
 
 type Inner = Product<u64, u64>;
@@ -57,21 +57,21 @@ pub struct BlockSpec<'p> {
     pub max_rounds: Option<u32>,
     /// Views that have facts in the program text.
     pub view_facts: &'p [RelId],
+    /// The tier of every rule of the program, by rule index.
+    pub rule_tiers: &'p [u32],
 }
 
 fn program_facts_of(v: RelId, with_facts: &[RelId]) -> bool {
     with_facts.contains(&v)
 }
 
-/// `rows` minus those whose `key` appears in `keys`.
-fn antijoin<'s>(
-    rows: Collection<'s, Inner, Row>,
-    keys: KeyArr<'s, Inner>,
-    key: impl Fn(&Row) -> Row + 'static,
-) -> Collection<'s, Inner, Row> {
-    let keyed = rows.map(move |r| (key(&r), r));
-    let matched = keyed.clone().join_core(keys, |k, v, &()| Some((*k, *v)));
-    keyed.concat(matched.negate()).map(|(_, r)| r)
+/// The key of the least-tier arrangement: the instance's value and a tier.
+fn instance_tier(instance: &Row, tier: Value, keyed: bool) -> Row {
+    if keyed {
+        row(&[instance[0], tier])
+    } else {
+        row(&[tier])
+    }
 }
 
 /// Drops differences at rounds >= `limit`, so a variable stops after `limit` rounds.
@@ -140,41 +140,75 @@ pub fn render_block<'s>(
             None => row(&[]),
         };
 
-        // allowed[(s, t)]: facts new in this round that tier t may add.
-        let mut allowed: HashMap<(RelId, u32), Collection<'_, Inner, Row>> = HashMap::new();
+        // allowed[s]: (fact, [tier]) for the facts of `s` new in this round that their
+        // tier may add: a fact's tier must be the least tier with anything new for its
+        // instance (one `min` per instance for the whole block, rather than an antijoin
+        // per relation and tier: every operator runs in every round).
+        let mut allowed: HashMap<RelId, Collection<'_, Inner, (Row, Row)>> = HashMap::new();
         let mut additions: HashMap<RelId, Vec<Collection<'_, Inner, Row>>> = HashMap::new();
         if gated || !explained.is_empty() {
-            let mut blocked: Option<Collection<'_, Inner, Row>> = None;
-            for &t in spec.tiers {
-                let mut instances = Vec::new();
-                let blocked_arr = blocked.clone().map(|b| b.distinct().arrange_by_self());
-                for &s in spec.state {
-                    let Some(hs) = heads.get(&(s, t)) else {
-                        continue;
-                    };
-                    let arity = env.arities[s];
-                    let all: Vec<usize> = (0..arity).collect();
-                    let state_arr = ienv.keys_pub(s, &all);
-                    let new = antijoin(concatenate(inner, hs.clone()), state_arr, |r| *r);
-                    instances.push(new.clone().map(move |r| instance(&r)));
-                    let ok = match (&blocked_arr, gated) {
-                        (Some(b), true) => antijoin(new, b.clone(), move |r| instance(r)),
-                        _ => new,
-                    };
-                    allowed.insert((s, t), ok.clone());
-                    additions.entry(s).or_default().push(ok);
+            let mut new: Vec<(RelId, Collection<'_, Inner, (Row, Row)>)> = Vec::new();
+            for &s in spec.state {
+                let tagged: Vec<Collection<'_, Inner, (Row, Row)>> = spec
+                    .tiers
+                    .iter()
+                    .filter_map(|&t| {
+                        let hs = heads.get(&(s, t))?;
+                        Some(concatenate(inner, hs.clone()).map(move |r| (r, row(&[t as Value]))))
+                    })
+                    .collect();
+                if tagged.is_empty() {
+                    continue;
                 }
-                if gated {
-                    let mut all = instances;
-                    if let Some(b) = blocked.take() {
-                        all.push(b);
+                let all: Vec<usize> = (0..env.arities[s]).collect();
+                let state_arr = ienv.keys_pub(s, &all);
+                let tagged = concatenate(inner, tagged);
+                let matched = tagged
+                    .clone()
+                    .join_core(state_arr, |k, v, &()| Some((*k, *v)));
+                new.push((s, tagged.concat(matched.negate())));
+            }
+            if gated {
+                let least = concatenate(
+                    inner,
+                    new.iter()
+                        .map(|(_, n)| n.clone().map(move |(r, t)| (instance(&r), t))),
+                )
+                .reduce_named("LeastTier", |_inst, input: &[(&Row, isize)], out| {
+                    if let Some((t, _)) = input.iter().find(|(_, d)| *d > 0) {
+                        out.push((**t, 1));
                     }
-                    blocked = Some(concatenate(inner, all));
+                })
+                .map(move |(i, t)| instance_tier(&i, t[0], key.is_some()))
+                .arrange_by_self();
+                for (s, n) in new {
+                    let ok = n
+                        .map(move |(r, t)| {
+                            (instance_tier(&instance(&r), t[0], key.is_some()), (r, t))
+                        })
+                        .join_core(least.clone(), |_k, rt, &()| Some(*rt));
+                    additions
+                        .entry(s)
+                        .or_default()
+                        .push(ok.clone().map(|(r, _)| r));
+                    allowed.insert(s, ok);
+                }
+            } else {
+                for (s, n) in new {
+                    additions
+                        .entry(s)
+                        .or_default()
+                        .push(n.clone().map(|(r, _)| r));
+                    allowed.insert(s, n);
                 }
             }
         } else {
-            for ((s, _), hs) in heads.iter() {
-                additions.entry(*s).or_default().extend(hs.iter().cloned());
+            for &s in spec.state {
+                for &t in spec.tiers {
+                    if let Some(hs) = heads.get(&(s, t)) {
+                        additions.entry(s).or_default().extend(hs.iter().cloned());
+                    }
+                }
             }
         }
 
@@ -205,11 +239,25 @@ pub fn render_block<'s>(
             None
         } else {
             // One event per new fact: the least (rule, bindings) that derived it.
-            let mut by_rel: HashMap<RelId, Vec<Explained<'_, Inner>>> = HashMap::new();
-            for (s, t, ev) in explained {
-                let ok = allowed[&(s, t)].clone();
-                by_rel.entry(s).or_default().push(ev.semijoin(ok));
+            // Explained derivations of allowed facts, by rules of the allowed tier.
+            let tier_of = spec.rule_tiers.to_vec();
+            // Ordered: every worker must build the same operators in the same order.
+            let mut by_rel: std::collections::BTreeMap<RelId, Vec<Explained<'_, Inner>>> =
+                Default::default();
+            for (s, _t, ev) in explained {
+                by_rel.entry(s).or_default().push(ev);
             }
+            let by_rel: Vec<(RelId, Vec<Explained<'_, Inner>>)> = by_rel
+                .into_iter()
+                .map(|(s, evs)| {
+                    let ok = allowed[&s].clone().arrange_by_key();
+                    let tiers = tier_of.clone();
+                    let chosen = concatenate(inner, evs).join_core(ok, move |h, b, t| {
+                        (tiers[b[0] as usize] as Value == t[0]).then_some((*h, *b))
+                    });
+                    (s, vec![chosen])
+                })
+                .collect();
             let mut all = Vec::new();
             for (_, evs) in by_rel {
                 let chosen = concatenate(inner, evs).reduce_named(

@@ -99,6 +99,7 @@ pub fn render<'s>(
     let mut outs: Vec<Collection<'s, u64, (u32, Row, Row, u32)>> = Vec::new();
     let observe = |r: RelId| outputs.observe.get(r).copied().unwrap_or(false);
     let view_facts: Vec<RelId> = program.facts.iter().map(|(r, _)| *r).collect();
+    let rule_tiers: Vec<u32> = program.rules.iter().map(|r| r.tier).collect();
     for stratum in &plan.strata {
         match stratum {
             StratumPlan::Flat { rel, rules } => {
@@ -164,6 +165,7 @@ pub fn render<'s>(
                         explain: plan.explain,
                         max_rounds: outputs.max_rounds,
                         view_facts: &view_facts,
+                        rule_tiers: &rule_tiers,
                     },
                 );
                 for (rel, plain, tagged) in out.rels {
