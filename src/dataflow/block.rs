@@ -27,6 +27,8 @@ use crate::plan::RulePlan;
 
 type Inner = Product<u64, u64>;
 
+/// (fact, [tier]) pairs: derivations tagged with the tier of their rule.
+type Tagged<'s> = Collection<'s, Inner, (Row, Row)>;
 /// (head, [rule, bindings...]) pairs: explained derivations.
 type Explained<'s, T> = Collection<'s, T, (Row, Row)>;
 /// A relation leaving a block: its final contents, and tagged with first rounds.
@@ -147,7 +149,7 @@ pub fn render_block<'s>(
         let mut allowed: HashMap<RelId, Collection<'_, Inner, (Row, Row)>> = HashMap::new();
         let mut additions: HashMap<RelId, Vec<Collection<'_, Inner, Row>>> = HashMap::new();
         if gated || !explained.is_empty() {
-            let mut new: Vec<(RelId, Collection<'_, Inner, (Row, Row)>)> = Vec::new();
+            let mut new: Vec<(RelId, Tagged<'_>)> = Vec::new();
             for &s in spec.state {
                 let tagged: Vec<Collection<'_, Inner, (Row, Row)>> = spec
                     .tiers
