@@ -101,6 +101,8 @@ pub struct Session {
     observed: Vec<bool>,
     contents: Vec<BTreeMap<Row, u32>>,
     events: HashMap<(RelId, Row), (usize, Row, u32)>,
+    /// A worker failed: the other workers may be stuck waiting for it.
+    failed: bool,
 }
 
 impl Session {
@@ -168,6 +170,7 @@ impl Session {
             observed,
             contents: vec![BTreeMap::new(); n],
             events: HashMap::new(),
+            failed: false,
         };
         s.load_program_facts();
         Ok(s)
@@ -262,12 +265,19 @@ impl Session {
         Ok(())
     }
 
-    fn wait(&self) -> Result<Vec<Update>, String> {
+    fn wait(&mut self) -> Result<Vec<Update>, String> {
         let mut updates = Vec::new();
         for _ in 0..self.senders.len() {
             match self.replies.recv() {
                 Ok(Reply::Done(mut u)) => updates.append(&mut u),
-                Err(_) => return Err("a worker stopped (it may have panicked)".into()),
+                Ok(Reply::Failed(msg)) => {
+                    self.failed = true;
+                    return Err(format!("internal error: a worker failed: {msg}"));
+                }
+                Err(_) => {
+                    self.failed = true;
+                    return Err("internal error: a worker stopped".into());
+                }
             }
         }
         Ok(updates)
@@ -449,7 +459,12 @@ impl Drop for Session {
     fn drop(&mut self) {
         let _ = self.send(Cmd::Stop);
         if let Some(g) = self.guards.take() {
-            let _ = g.join();
+            if self.failed {
+                // The others may wait forever for the failed worker: don't join them.
+                std::mem::forget(g);
+            } else {
+                let _ = g.join();
+            }
         }
     }
 }

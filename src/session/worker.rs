@@ -23,6 +23,8 @@ pub enum Cmd {
 
 pub enum Reply {
     Done(Vec<Update>),
+    /// The worker panicked (a bug): the session cannot go on.
+    Failed(String),
 }
 
 /// Which worker feeds a fact into the dataflow.
@@ -50,7 +52,31 @@ fn build(
     (df, id, sink)
 }
 
+/// Runs a worker's command loop; a panic is reported to the session instead of
+/// leaving it waiting for a reply that never comes.
 pub fn run(
+    w: &mut Worker,
+    program: &Program,
+    plan: &Plan,
+    outputs: &Outputs,
+    rx: Receiver<Cmd>,
+    tx: Sender<Reply>,
+) {
+    let tx2 = tx.clone();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        serve(w, program, plan, outputs, rx, tx)
+    }));
+    if let Err(panic) = result {
+        let msg = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_else(|| "unknown panic".into());
+        let _ = tx2.send(Reply::Failed(msg));
+    }
+}
+
+fn serve(
     w: &mut Worker,
     program: &Program,
     plan: &Plan,
