@@ -198,7 +198,7 @@ pub fn explain(args: &Args) -> Result<i32, String> {
         }
     };
     loop {
-        board.commit().map_err(|e| e.to_string())?;
+        board.commit()?;
         emit(&board, &mut out, &mut printed);
         let before = search.log.as_ref().map(|l| l.len()).unwrap_or(0);
         let more = search.step(&mut board, notation)?;

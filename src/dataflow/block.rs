@@ -63,10 +63,6 @@ pub struct BlockSpec<'p> {
     pub rule_tiers: &'p [u32],
 }
 
-fn program_facts_of(v: RelId, with_facts: &[RelId]) -> bool {
-    with_facts.contains(&v)
-}
-
 /// The key of the least-tier arrangement: the instance's value and a tier.
 fn instance_tier(instance: &Row, tier: Value, keyed: bool) -> Row {
     if keyed {
@@ -115,7 +111,7 @@ pub fn render_block<'s>(
             }
             // A lone rule that yields a set needs no distinct (views take no inputs
             // from the session; program facts of a view go through the general path).
-            let has_facts = program_facts_of(*v, spec.view_facts);
+            let has_facts = spec.view_facts.contains(v);
             let coll = if rules.len() == 1 && rules[0].yields_set && !has_facts {
                 parts.pop().unwrap()
             } else {

@@ -184,6 +184,8 @@ pub fn render<'s>(
         }
     }
     let probe = ProbeHandle::new();
+    // An empty stream fed by the unit input: with nothing observed the probe still
+    // follows the inputs' epochs, so a commit waits for its epoch to complete.
     outs.push(
         env.unit
             .clone()
