@@ -438,3 +438,22 @@ fn reset_then_reuse() {
     }
     assert!(s.has_input(e, &[1, 3]) && !s.has_input(e, &[1, 2]));
 }
+
+/// Reading facts by prefix finds those whose next columns are negative too.
+#[test]
+fn rows_with_prefix_includes_negative_columns() {
+    let p = program(".decl e(x: number, y: number)\n.output e\n");
+    let e = p.relation("e").unwrap();
+    let mut s = eng::session(&p, 1, false);
+    for row in [[1, -5], [1, 0], [1, 7], [0, -1], [2, -9]] {
+        s.insert(e, &row).unwrap();
+    }
+    s.commit().unwrap();
+    let rows: Vec<Vec<i32>> = s
+        .rows_with_prefix(e, &[1])
+        .into_iter()
+        .map(|(r, _)| r)
+        .collect();
+    assert_eq!(rows, vec![vec![1, -5], vec![1, 0], vec![1, 7]]);
+    assert_eq!(s.contents(e).len(), 5);
+}

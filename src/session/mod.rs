@@ -338,14 +338,7 @@ impl Session {
             if tag == EVENT {
                 let rule = b[0] as usize;
                 let head_rel = self.program.rules[rule].head;
-                let arity = self.program.relations[head_rel].arity();
-                let nb = self.binding_count(rule);
-                let ev = Event {
-                    rule,
-                    round,
-                    head: r[..arity].to_vec(),
-                    bindings: b[1..1 + nb].to_vec(),
-                };
+                let ev = self.event(head_rel, &r, &b, round);
                 if diff > 0 {
                     self.events.insert((head_rel, r), (rule, b, round));
                 } else if self.events.get(&(head_rel, r)) == Some(&(rule, b, round)) {
@@ -373,6 +366,19 @@ impl Session {
         commit
     }
 
+    /// An event from its stored form: the head row and [rule, bindings...].
+    fn event(&self, head_rel: RelId, head: &Row, binds: &Row, round: u32) -> Event {
+        let rule = binds[0] as usize;
+        let arity = self.program.relations[head_rel].arity();
+        let nb = self.binding_count(rule);
+        Event {
+            rule,
+            round,
+            head: head[..arity].to_vec(),
+            bindings: binds[1..1 + nb].to_vec(),
+        }
+    }
+
     fn binding_count(&self, rule: usize) -> usize {
         let mut seen = Vec::new();
         if let Some(pieces) = &self.program.rules[rule].explain {
@@ -389,18 +395,7 @@ impl Session {
 
     /// The current contents of an observed relation with each fact's round, sorted.
     pub fn contents(&self, rel: RelId) -> Vec<(Vec<Value>, u32)> {
-        assert!(
-            self.observed[rel],
-            "relation {} is not observed",
-            self.program.relations[rel].name
-        );
-        let arity = self.program.relations[rel].arity();
-        let mut v: Vec<(Vec<Value>, u32)> = self.contents[rel]
-            .iter()
-            .map(|(r, k)| (r[..arity].to_vec(), *k))
-            .collect();
-        v.sort();
-        v
+        self.rows_with_prefix(rel, &[])
     }
 
     /// The facts of an observed relation whose first columns equal `prefix`, with
@@ -412,7 +407,9 @@ impl Session {
             self.program.relations[rel].name
         );
         let arity = self.program.relations[rel].arity();
-        let lo = row(prefix);
+        // The least row with this prefix: every other column at its minimum.
+        let mut lo = [Value::MIN; WIDTH];
+        lo[..prefix.len()].copy_from_slice(prefix);
         let mut out = Vec::new();
         for (r, k) in self.contents[rel].range(lo..) {
             if r[..prefix.len()] != *prefix {
@@ -437,16 +434,7 @@ impl Session {
         let mut v: Vec<Event> = self
             .events
             .iter()
-            .map(|((rel, r), (rule, b, round))| {
-                let arity = self.program.relations[*rel].arity();
-                let nb = self.binding_count(*rule);
-                Event {
-                    rule: *rule,
-                    round: *round,
-                    head: r[..arity].to_vec(),
-                    bindings: b[1..1 + nb].to_vec(),
-                }
-            })
+            .map(|((rel, r), (_, b, round))| self.event(*rel, r, b, *round))
             .collect();
         v.sort_by(|a, b| {
             (a.round, a.rule, &a.head, &a.bindings).cmp(&(b.round, b.rule, &b.head, &b.bindings))
