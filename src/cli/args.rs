@@ -25,6 +25,9 @@ const VALUED: &[&str] = &[
     "--edits",
     "--repeat",
     "--limit",
+    "--nodes",
+    "--edges",
+    "--scratch-every",
 ];
 
 pub struct Args {

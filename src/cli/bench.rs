@@ -23,22 +23,22 @@ path(x, y) :- edge(x, y).
 path(x, z) :- path(x, y), edge(y, z).
 ";
 
-/// Peak resident memory of this process so far (VmHWM), in MiB.
-pub fn peak_mib() -> f64 {
+/// A `kB` line of /proc/self/status (NaN where there is none).
+fn status_kib(field: &str) -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
             s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .map(|l| l.to_string())
-        })
-        .and_then(|l| {
-            l.split_whitespace()
-                .nth(1)
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1))
                 .and_then(|k| k.parse::<f64>().ok())
         })
-        .map(|kb| kb / 1024.0)
         .unwrap_or(f64::NAN)
+}
+
+/// Peak resident memory of this process so far (VmHWM), in MiB.
+pub fn peak_mib() -> f64 {
+    status_kib("VmHWM:") / 1024.0
 }
 
 pub fn median(v: &mut [Duration]) -> Duration {
@@ -201,11 +201,7 @@ fn solve(args: &Args) -> Result<i32, String> {
     println!(
         "{} ({} rules, {} worker(s), search {}, chunk {chunk}): {}; peak memory {:.0} MiB",
         file,
-        if which == Builtin::Fast {
-            "fast"
-        } else {
-            "full"
-        },
+        rules_name(args, which),
         c.workers,
         if mode.search {
             if mode.first {
@@ -222,40 +218,70 @@ fn solve(args: &Args) -> Result<i32, String> {
     Ok(0)
 }
 
+/// Resident memory of this process now (VmRSS), in MiB.
+pub fn rss_mib() -> f64 {
+    status_kib("VmRSS:") / 1024.0
+}
+
 /// Edit latency: a long random edit script, each edit's incremental commit timed,
-/// side by side with from-scratch evaluations of the same states; memory after
-/// 1,000 edits and after all of them.
+/// side by side with from-scratch evaluations of the same states; memory after a
+/// first session of 1,000 edits and after a second one of `--edits` more.
 fn edit(args: &Args) -> Result<i32, String> {
+    use sudolog::sudoku::rules::{load, Builtin};
     let n: usize = args.number("--edits", 20_000)?;
     let seed: u64 = args.number("--seed", 1)?;
-    let warm = n.min(1000);
+    let every: usize = args.number("--scratch-every", 10)?;
+    let which = if args.flag("--fast") {
+        Builtin::Fast
+    } else {
+        Builtin::Full
+    };
+    let program = load(&args.values("--rules"), which)?;
+    let warm = 1000;
     // A first session of `warm` edits sets the memory baseline.
-    sudolog::sudoku::edit::bench_edits(warm, seed);
-    let mem_1k = peak_mib();
-    let (mut inc, mut scratch) = sudolog::sudoku::edit::bench_edits(n, seed + 1);
-    let mem_n = peak_mib();
+    sudolog::sudoku::edit::bench_edits(program.clone(), warm, seed, 0)?;
+    let (peak_1k, rss_1k) = (peak_mib(), rss_mib());
+    let (mut inc, mut scratch) =
+        sudolog::sudoku::edit::bench_edits(program, n, seed + 1, every)?;
+    let (peak_n, rss_n) = (peak_mib(), rss_mib());
     let (mi, ms_) = (median(&mut inc), median(&mut scratch));
-    println!("edit session: {n} random edits on the 9x9 samples (seed {seed})");
+    println!(
+        "edit session: {n} random edits on the 9x9 samples ({} rules, seed {seed})",
+        rules_name(args, which)
+    );
     println!(
         "incremental: median {}, p99 {} over {} edits",
         ms(mi),
         ms(percentile(&mut inc, 0.99)),
         inc.len()
     );
+    if !scratch.is_empty() {
+        println!(
+            "from scratch (same states, every {every}th): median {}, p99 {} over {} states; ratio of medians {:.1}x",
+            ms(ms_),
+            ms(percentile(&mut scratch, 0.99)),
+            scratch.len(),
+            ms_.as_secs_f64() / mi.as_secs_f64().max(1e-9),
+        );
+    }
     println!(
-        "from scratch (same states, sampled): median {}, p99 {} over {} states",
-        ms(ms_),
-        ms(percentile(&mut scratch, 0.99)),
-        scratch.len()
-    );
-    println!(
-        "ratio of medians: {:.1}x; peak memory after {warm} edits {:.0} MiB, after {} more {:.0} MiB",
-        ms_.as_secs_f64() / mi.as_secs_f64().max(1e-9),
-        mem_1k,
-        n,
-        mem_n
+        "memory after {warm} edits: {rss_1k:.0} MiB resident ({peak_1k:.0} MiB peak); \
+         after {} more: {rss_n:.0} MiB resident ({peak_n:.0} MiB peak)",
+        inc.len()
     );
     Ok(0)
+}
+
+/// How a benchmark names its rule set: the `--rules` files, or the built-in one.
+fn rules_name(args: &Args, which: sudolog::sudoku::rules::Builtin) -> String {
+    let files = args.values("--rules");
+    if !files.is_empty() {
+        files.join(" + ")
+    } else if which == sudolog::sudoku::rules::Builtin::Fast {
+        "fast".into()
+    } else {
+        "full".into()
+    }
 }
 
 pub fn run(args: &Args) -> Result<i32, String> {
@@ -263,6 +289,12 @@ pub fn run(args: &Args) -> Result<i32, String> {
         return Err("bench what? tc | solve FILE | edit".into());
     };
     let args = args.with_positional(rest.to_vec());
+    let flags: &[&str] = match what.as_str() {
+        "solve" => &["--fast", "--no-search", "--first"],
+        "edit" => &["--fast"],
+        _ => &[],
+    };
+    args.reject_unknown(flags)?;
     match what.as_str() {
         "tc" => tc(&args),
         "solve" => solve(&args),

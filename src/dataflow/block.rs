@@ -49,6 +49,10 @@ pub struct BlockOut<'s> {
 
 pub struct BlockSpec<'p> {
     pub key: Option<usize>,
+    /// A recursive component outside any `.fixpoint` block: its rules are monotone
+    /// in the state, so S_{i+1} = inputs ∪ F(S_i) already contains S_i and the
+    /// state need not be fed back into its own `distinct` (a third less work there).
+    pub monotone: bool,
     pub state: &'p [RelId],
     pub views: &'p [(RelId, Vec<RulePlan>)],
     pub rules: &'p [RulePlan],
@@ -212,7 +216,10 @@ pub fn render_block<'s>(
 
         let mut rels = Vec::new();
         for (s, var, cur) in vars {
-            let mut parts = vec![cur.clone(), inputs[&s].clone().enter(inner)];
+            let mut parts = vec![inputs[&s].clone().enter(inner)];
+            if !spec.monotone {
+                parts.push(cur.clone());
+            }
             parts.extend(additions.remove(&s).unwrap_or_default());
             let next = limit(concatenate(inner, parts).distinct(), spec.max_rounds);
             var.set(next);

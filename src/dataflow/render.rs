@@ -132,6 +132,7 @@ pub fn render<'s>(
                 env.rels.insert(*rel, coll);
             }
             StratumPlan::Block {
+                block,
                 key,
                 state,
                 views,
@@ -157,6 +158,7 @@ pub fn render<'s>(
                     &input_colls,
                     BlockSpec {
                         key: *key,
+                        monotone: !program.blocks[*block].explicit,
                         state,
                         views,
                         rules,

@@ -800,27 +800,34 @@ pub fn random_edit(rng: &mut Rng, ed: &Editor) -> String {
     random_edit_in(rng, ed, (22, 45))
 }
 
-/// Times a long random edit session on the 9x9 Drools samples: `n` edits that
-/// change the givens (see [`random_edit`]; commands that fail or change nothing are
-/// skipped), from `seed`. Returns the engine's time for each edit's incremental
-/// commit and, for every 10th of those states (the 1st, 11th, ...), the time of a
-/// from-scratch evaluation of the same givens on a second board (`reset`, `add`,
-/// `commit`: a new dataflow built and run to its fixpoint).
-///
-/// Panics if the engine fails (it does not on the built-in rules).
-pub fn bench_edits(n: usize, seed: u64) -> (Vec<Duration>, Vec<Duration>) {
+/// Times a long random edit session on the 9x9 Drools samples under `program`: `n`
+/// edits that change the givens (see [`random_edit`]; commands that fail or change
+/// nothing are skipped), from `seed`. Returns the engine's time for each edit's
+/// incremental commit and, for every `scratch_every`-th of those states (the 1st,
+/// then every `scratch_every`-th after it; never if 0), the time of a from-scratch
+/// evaluation of the same givens on a second board (`reset`, `add`, `commit`: a new
+/// dataflow built and run to its fixpoint).
+pub fn bench_edits(
+    program: Arc<Program>,
+    n: usize,
+    seed: u64,
+    scratch_every: usize,
+) -> Result<(Vec<Duration>, Vec<Duration>), String> {
     let mut rng = Rng::new(seed);
     let (sample, _, _) = SAMPLES[rng.below(DROOLS_MENU)];
-    let grid = read_puzzle(sample).expect("samples parse");
-    let mut ed = Editor::new(grid, Notation::Drools).expect("engine starts");
+    let grid = read_puzzle(sample)?;
+    let mut ed = Editor::with_program(program.clone(), Options::default(), grid, Notation::Drools)?;
     let opts = Options {
         candidates: true,
         eliminations: true,
         explain: true,
         ..Default::default()
     };
-    let mut scratch =
-        Board::new(rules::builtin(Builtin::Full).expect("rules"), &opts).expect("engine starts");
+    let mut scratch = if scratch_every > 0 {
+        Some(Board::new(program, &opts)?)
+    } else {
+        None
+    };
     let (mut inc, mut full) = (Vec::new(), Vec::new());
     let mut attempts = 0usize;
     while inc.len() < n && attempts < n.saturating_mul(20).max(100) {
@@ -831,15 +838,17 @@ pub fn bench_edits(n: usize, seed: u64) -> (Vec<Duration>, Vec<Duration>) {
         let _ = ed.command(&cmd);
         let Some(t) = ed.last_commit else { continue };
         inc.push(t);
-        if inc.len() % 10 == 1 {
-            let start = Instant::now();
-            scratch.reset().expect("reset");
-            scratch.add(P, ed.givens()).expect("add");
-            scratch.commit().expect("commit");
-            full.push(start.elapsed());
+        if let Some(scratch) = scratch.as_mut() {
+            if inc.len() % scratch_every == 1 % scratch_every {
+                let start = Instant::now();
+                scratch.reset()?;
+                scratch.add(P, ed.givens())?;
+                scratch.commit()?;
+                full.push(start.elapsed());
+            }
         }
     }
-    (inc, full)
+    Ok((inc, full))
 }
 
 #[cfg(test)]
