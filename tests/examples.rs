@@ -332,3 +332,34 @@ fn run_rejects_bad_facts() {
     );
     assert!(files_with_ext(&dir.0, ".csv").is_empty());
 }
+
+/// A reader that goes away (`sudolog ... | head`) ends the run quietly: no panic
+/// from `println!` on a closed pipe.
+#[test]
+fn closed_stdout_is_not_a_panic() {
+    let dir = std::env::temp_dir().join(format!("sudolog-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let program = dir.join("copy.dl");
+    std::fs::write(
+        &program,
+        ".decl a(x: number)\n.input a\n.decl b(x: number)\n.output b\nb(x) :- a(x).\n",
+    )
+    .unwrap();
+    // Well over a pipe's buffer of output, so some of it is written after the
+    // reader has gone.
+    let facts: String = (0..40_000).map(|i| format!("{i}\n")).collect();
+    std::fs::write(dir.join("a.facts"), facts).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sudolog"))
+        .args(["run", program.to_str().unwrap(), "-F", dir.to_str().unwrap()])
+        .args(["-D", "-"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_ne!(out.status.code(), Some(101), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}
