@@ -1,0 +1,206 @@
+//! Transitive closure: sudolog's engine side by side with the same computation
+//! written by hand in differential dataflow, in one run.
+//!
+//! `cargo bench --bench tc_baseline [-- WORKERS]` (default 1 worker). The graph is
+//! `sudolog bench tc`'s (1,000 nodes, 2,000 edges, seed 1); each side computes the
+//! closure from scratch three times, then inserts and deletes 20 random new edges one
+//! at a time. The hand-written version uses `(i32, i32)` tuples and the textbook
+//! `iterate` (join with the edges, concat the edges, distinct): it measures what
+//! differential dataflow itself costs on this workload, so the ratio says how much
+//! sudolog's interpretation of a plan adds, and what the engine's goals can be.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use differential_dataflow::input::Input;
+use differential_dataflow::operators::iterate::Iterate;
+use sudolog::check::check_str;
+use sudolog::session::{Config, Observe, Session};
+
+const TC: &str = "\
+.decl edge(x: number, y: number)
+.input edge
+.decl path(x: number, y: number)
+.output path
+path(x, y) :- edge(x, y).
+path(x, z) :- path(x, y), edge(y, z).
+";
+
+/// `sudolog bench tc`'s generator (xorshift), so both see the same graph.
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+struct Script {
+    edges: Vec<(i32, i32)>,
+    /// New edges, each inserted then deleted.
+    updates: Vec<(i32, i32)>,
+}
+
+fn script() -> Script {
+    let (nodes, count, seed) = (1000, 2000, 1u64);
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut set = std::collections::BTreeSet::new();
+    while set.len() < count {
+        set.insert((rng.below(nodes) as i32, rng.below(nodes) as i32));
+    }
+    let mut updates = Vec::new();
+    while updates.len() < 20 {
+        let e = (rng.below(nodes) as i32, rng.below(nodes) as i32);
+        if !set.contains(&e) {
+            updates.push(e);
+        }
+    }
+    Script {
+        edges: set.into_iter().collect(),
+        updates,
+    }
+}
+
+/// Times: from scratch, then each insert and each delete; and the closure's size.
+struct Times {
+    scratch: Duration,
+    ins: Vec<Duration>,
+    del: Vec<Duration>,
+    paths: usize,
+}
+
+fn hand_written(s: &Script, workers: usize) -> Times {
+    let out = Arc::new(Mutex::new(None));
+    let (edges, updates, out2) = (s.edges.clone(), s.updates.clone(), out.clone());
+    timely::execute(timely::Config::process(workers), move |worker| {
+        let index = worker.index();
+        let (mut input, probe, count) = worker.dataflow::<u64, _, _>(|scope| {
+            let (input, edges) = scope.new_collection::<(i32, i32), isize>();
+            let paths = edges.clone().iterate(|inner_scope, inner| {
+                let edges = edges.clone().enter(inner_scope);
+                let by_src = edges.clone().arrange_by_key();
+                inner
+                    .map(|(x, y)| (y, x))
+                    .join_core(by_src, |_y, x, z| Some((*x, *z)))
+                    .concat(edges)
+                    .distinct()
+            });
+            let count = Arc::new(Mutex::new(0isize));
+            let c2 = count.clone();
+            let (probe, _) = paths
+                .inspect(move |(_, _, d)| *c2.lock().unwrap() += d)
+                .probe();
+            (input, probe, count)
+        });
+        let mut run = |input: &mut differential_dataflow::input::InputSession<_, _, _>,
+                       change: &[((i32, i32), isize)]| {
+            let t = Instant::now();
+            if index == 0 {
+                for &(e, d) in change {
+                    input.update(e, d);
+                }
+            }
+            let next = *input.time() + 1;
+            input.advance_to(next);
+            input.flush();
+            while probe.less_than(input.time()) {
+                worker.step_or_park(None);
+            }
+            t.elapsed()
+        };
+        let all: Vec<_> = edges.iter().map(|&e| (e, 1)).collect();
+        let scratch = run(&mut input, &all);
+        let paths = *count.lock().unwrap() as usize;
+        let (mut ins, mut del) = (Vec::new(), Vec::new());
+        for &e in &updates {
+            ins.push(run(&mut input, &[(e, 1)]));
+            del.push(run(&mut input, &[(e, -1)]));
+        }
+        if index == 0 {
+            *out2.lock().unwrap() = Some(Times {
+                scratch,
+                ins,
+                del,
+                paths,
+            });
+        }
+    })
+    .expect("timely runs");
+    let times = out.lock().unwrap().take().expect("worker 0 reports");
+    times
+}
+
+fn sudolog_engine(s: &Script, workers: usize) -> Times {
+    let program = Arc::new(check_str("tc.dl", TC).expect("the program checks"));
+    let (edge, path) = (
+        program.relation("edge").unwrap(),
+        program.relation("path").unwrap(),
+    );
+    let config = Config {
+        workers,
+        observe: Observe::Relations(vec![path]),
+        ..Default::default()
+    };
+    let mut session = Session::new(program, config).expect("session starts");
+    let t = Instant::now();
+    for &(a, b) in &s.edges {
+        session.insert(edge, &[a, b]).unwrap();
+    }
+    session.commit().unwrap();
+    let scratch = t.elapsed();
+    let paths = session.len(path);
+    let (mut ins, mut del) = (Vec::new(), Vec::new());
+    for &(a, b) in &s.updates {
+        session.insert(edge, &[a, b]).unwrap();
+        ins.push(session.commit().unwrap().elapsed);
+        session.retract(edge, &[a, b]).unwrap();
+        del.push(session.commit().unwrap().elapsed);
+    }
+    Times {
+        scratch,
+        ins,
+        del,
+        paths,
+    }
+}
+
+fn median(mut v: Vec<Duration>) -> f64 {
+    v.sort();
+    v[v.len() / 2].as_secs_f64() * 1000.0
+}
+
+fn main() {
+    let workers: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(1);
+    let s = script();
+    let (mut hand, mut ours) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        hand.push(hand_written(&s, workers));
+        ours.push(sudolog_engine(&s, workers));
+    }
+    assert_eq!(hand[0].paths, ours[0].paths, "both compute the same closure");
+    println!(
+        "transitive closure, {} paths, {workers} worker(s); medians of 3 runs (scratch) and of 60 updates",
+        ours[0].paths
+    );
+    println!("| | from scratch | insert one edge | delete one edge | scratch / insert | scratch / delete |");
+    println!("|---|---|---|---|---|---|");
+    let row = |name: &str, t: &[Times]| {
+        let scratch = median(t.iter().map(|t| t.scratch).collect());
+        let ins = median(t.iter().flat_map(|t| t.ins.iter().copied()).collect());
+        let del = median(t.iter().flat_map(|t| t.del.iter().copied()).collect());
+        println!(
+            "| {name} | {scratch:.0} ms | {ins:.1} ms | {del:.1} ms | {:.0}x | {:.0}x |",
+            scratch / ins,
+            scratch / del
+        );
+        scratch
+    };
+    let h = row("hand-written differential dataflow", &hand);
+    let o = row("sudolog", &ours);
+    println!("sudolog / hand-written, from scratch: {:.2}x", o / h);
+}
