@@ -182,7 +182,10 @@ fn main() {
         hand.push(hand_written(&s, workers));
         ours.push(sudolog_engine(&s, workers));
     }
-    assert_eq!(hand[0].paths, ours[0].paths, "both compute the same closure");
+    assert_eq!(
+        hand[0].paths, ours[0].paths,
+        "both compute the same closure"
+    );
     println!(
         "transitive closure, {} paths, {workers} worker(s); medians of 3 runs (scratch) and of 60 updates",
         ours[0].paths

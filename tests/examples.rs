@@ -350,7 +350,12 @@ fn closed_stdout_is_not_a_panic() {
     let facts: String = (0..40_000).map(|i| format!("{i}\n")).collect();
     std::fs::write(dir.join("a.facts"), facts).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_sudolog"))
-        .args(["run", program.to_str().unwrap(), "-F", dir.to_str().unwrap()])
+        .args([
+            "run",
+            program.to_str().unwrap(),
+            "-F",
+            dir.to_str().unwrap(),
+        ])
         .args(["-D", "-"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

@@ -241,8 +241,7 @@ fn edit(args: &Args) -> Result<i32, String> {
     // A first session of `warm` edits sets the memory baseline.
     sudolog::sudoku::edit::bench_edits(program.clone(), warm, seed, 0)?;
     let (peak_1k, rss_1k) = (peak_mib(), rss_mib());
-    let (mut inc, mut scratch) =
-        sudolog::sudoku::edit::bench_edits(program, n, seed + 1, every)?;
+    let (mut inc, mut scratch) = sudolog::sudoku::edit::bench_edits(program, n, seed + 1, every)?;
     let (peak_n, rss_n) = (peak_mib(), rss_mib());
     let (mi, ms_) = (median(&mut inc), median(&mut scratch));
     println!(

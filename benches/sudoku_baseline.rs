@@ -1,0 +1,259 @@
+//! Sudoku by naked and hidden singles: sudolog running `datalog/singles.dl` side by
+//! side with the same logic hand-written in differential dataflow, in one run.
+//!
+//! `cargo bench --bench sudoku_baseline [-- WORKERS [FILE [LIMIT]]]` (defaults: 1
+//! worker, `tests/data/kaggle_300.txt`, all of it). Both sides take the puzzles in
+//! chunks of 32, each chunk in a fresh dataflow run to its fixpoint, no search, and
+//! must leave the same puzzles solved. The hand-written side keeps the geometry as
+//! global static collections (`peer`, `member`) and rows as small tuples; sudolog
+//! has geometry as per-puzzle facts, `[i32; 8]` rows and an interpreted plan. The
+//! ratio says what the engine adds to differential dataflow, and the hand-written
+//! throughput bounds what any rule program on this substrate can reach.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use differential_dataflow::input::Input;
+use differential_dataflow::operators::iterate::Iterate;
+use sudolog::sudoku::batch::solve_chunk;
+use sudolog::sudoku::board::{Board, Options};
+use sudolog::sudoku::puzzle::PuzzleReader;
+use sudolog::sudoku::rules::from_files;
+use sudolog::sudoku::search::{Mode, Outcome};
+
+const CHUNK: usize = 32;
+
+fn puzzles(file: &str, limit: usize) -> Vec<[u8; 81]> {
+    let text = std::fs::read_to_string(file).expect("the puzzle file reads");
+    text.lines()
+        .filter(|l| l.trim().len() >= 81 && !l.starts_with('#'))
+        .take(limit)
+        .map(|l| {
+            let mut g = [0u8; 81];
+            for (i, ch) in l.trim().bytes().take(81).enumerate() {
+                g[i] = if (b'1'..=b'9').contains(&ch) {
+                    ch - b'0'
+                } else {
+                    0
+                };
+            }
+            g
+        })
+        .collect()
+}
+
+/// Rows, columns and boxes: (cell, group).
+fn members() -> Vec<(u8, u8)> {
+    let mut out = Vec::new();
+    for c in 0..81u8 {
+        let (r, k) = (c / 9, c % 9);
+        out.push((c, r));
+        out.push((c, 9 + k));
+        out.push((c, 18 + (r / 3) * 3 + k / 3));
+    }
+    out
+}
+
+/// (cell, other cell sharing a group).
+fn peers() -> Vec<(u8, u8)> {
+    let m = members();
+    let mut out = std::collections::BTreeSet::new();
+    for &(a, g) in &m {
+        for &(b, h) in &m {
+            if g == h && a != b {
+                out.insert((a, b));
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Hand-written: the number of puzzles left solved, and the time.
+fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
+    let result = Arc::new(Mutex::new((0usize, Duration::ZERO)));
+    let (grids, result2) = (grids.to_vec(), result.clone());
+    timely::execute(timely::Config::process(workers), move |worker| {
+        let index = worker.index();
+        let start = Instant::now();
+        let mut solved = 0;
+        for (n, chunk) in grids.chunks(CHUNK).enumerate() {
+            let placed_count = Arc::new(Mutex::new(HashMap::<u32, isize>::new()));
+            let pc = placed_count.clone();
+            let (mut given_in, mut geo_in, mut peer_in, probe) =
+                worker.dataflow::<u64, _, _>(|scope| {
+                    let (given_in, given) = scope.new_collection::<(u32, u8, u8), isize>();
+                    let (geo_in, member) = scope.new_collection::<(u8, u8), isize>();
+                    let (peer_in, peer) = scope.new_collection::<(u8, u8), isize>();
+                    let ids = given.clone().map(|(p, _, _)| p).distinct();
+                    let all = ids.flat_map(|p| {
+                        (0..81u8).flat_map(move |c| (1..=9u8).map(move |v| ((p, c, v), ())))
+                    });
+                    let placed = given.clone().iterate(|inner_scope, placed| {
+                        let given = given.clone().enter(inner_scope);
+                        let all = all.clone().enter(inner_scope);
+                        let peer = peer.clone().enter(inner_scope).arrange_by_key();
+                        let member = member.clone().enter(inner_scope).arrange_by_key();
+                        // A placed value leaves its peers and the other values its cell.
+                        let elim = placed
+                            .clone()
+                            .map(|(p, c, v)| (c, (p, v)))
+                            .join_core(peer, |_c, &(p, v), &o| Some((p, o, v)))
+                            .concat(placed.clone().flat_map(|(p, c, v)| {
+                                (1..=9u8).filter(move |&w| w != v).map(move |w| (p, c, w))
+                            }))
+                            .distinct();
+                        let cand = all.antijoin(elim).map(|(pcv, ())| pcv);
+                        // Naked single: one candidate left in a cell.
+                        let naked = cand
+                            .clone()
+                            .map(|(p, c, _)| (p, c))
+                            .count()
+                            .filter(|(_, n)| *n == 1)
+                            .map(|(pc, _)| (pc, ()))
+                            .join_map(
+                                cand.clone().map(|(p, c, v)| ((p, c), v)),
+                                |&(p, c), (), &v| (p, c, v),
+                            );
+                        // Hidden single: one place left for a value in a group.
+                        let hidden = cand
+                            .map(|(p, c, v)| (c, (p, v)))
+                            .join_core(member, |&c, &(p, v), &g| Some(((p, g, v), c)))
+                            .reduce(|_k, input, output| {
+                                if input.len() == 1 && input[0].1 > 0 {
+                                    output.push((*input[0].0, 1));
+                                }
+                            })
+                            .map(|((p, _g, v), c)| (p, c, v));
+                        given.concat(naked).concat(hidden).distinct()
+                    });
+                    let probe = placed
+                        .inspect(move |((p, _, _), _, d)| {
+                            *pc.lock().unwrap().entry(*p).or_default() += d
+                        })
+                        .probe()
+                        .0;
+                    (given_in, geo_in, peer_in, probe)
+                });
+            if index == 0 {
+                for (i, g) in chunk.iter().enumerate() {
+                    let p = (n * CHUNK + i) as u32;
+                    for (c, &v) in g.iter().enumerate() {
+                        if v != 0 {
+                            given_in.insert((p, c as u8, v));
+                        }
+                    }
+                }
+                for m in members() {
+                    geo_in.insert(m);
+                }
+                for e in peers() {
+                    peer_in.insert(e);
+                }
+            }
+            given_in.advance_to(1);
+            geo_in.advance_to(1);
+            peer_in.advance_to(1);
+            given_in.flush();
+            geo_in.flush();
+            peer_in.flush();
+            while probe.less_than(&1) {
+                worker.step_or_park(None);
+            }
+            solved += placed_count
+                .lock()
+                .unwrap()
+                .values()
+                .filter(|&&n| n == 81)
+                .count();
+            // A fresh dataflow per chunk, as sudolog's batch mode does.
+            if let Some(&id) = worker.installed_dataflows().last() {
+                worker.drop_dataflow(id);
+            }
+        }
+        // Each worker counts the puzzles whose placements it saw.
+        let mut r = result2.lock().unwrap();
+        r.0 += solved;
+        if index == 0 {
+            r.1 = start.elapsed();
+        }
+    })
+    .expect("timely runs");
+    let r = *result.lock().unwrap();
+    r
+}
+
+fn sudolog_engine(file: &str, limit: usize, workers: usize) -> (usize, Duration) {
+    let program = from_files(&["datalog/singles.dl".to_string()]).expect("singles.dl checks");
+    let opts = Options {
+        workers,
+        search: true,
+        ..Default::default()
+    };
+    let mut board = Board::new(program, &opts).expect("engine starts");
+    let f = std::fs::File::open(file).expect("the puzzle file reads");
+    let mut reader = PuzzleReader::new(file, std::io::BufReader::new(f))
+        .take(limit)
+        .peekable();
+    let mode = Mode {
+        search: false,
+        first: false,
+    };
+    let start = Instant::now();
+    let mut solved = 0;
+    while reader.peek().is_some() {
+        let items: Vec<_> = reader.by_ref().take(CHUNK).collect();
+        for r in solve_chunk(&mut board, items, mode).expect("engine runs") {
+            if matches!(r, Ok(s) if s.outcome == Outcome::Solved) {
+                solved += 1;
+            }
+        }
+    }
+    (solved, start.elapsed())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let workers: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(1);
+    let file = args
+        .get(1)
+        .cloned()
+        .unwrap_or_else(|| "tests/data/kaggle_300.txt".into());
+    let limit: usize = args
+        .get(2)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(usize::MAX);
+    let grids = puzzles(&file, limit);
+    let n = grids.len();
+    let (mut hand, mut ours) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        hand.push(hand_written(&grids, workers));
+        ours.push(sudolog_engine(&file, limit, workers));
+    }
+    assert_eq!(hand[0].0, ours[0].0, "both leave the same puzzles solved");
+    let median = |v: &mut Vec<(usize, Duration)>| {
+        v.sort_by_key(|r| r.1);
+        v[v.len() / 2].1.as_secs_f64()
+    };
+    let (h, o) = (median(&mut hand), median(&mut ours));
+    println!(
+        "singles only, {n} puzzles of {file} ({} solved), {workers} worker(s), chunk {CHUNK}, median of 3:",
+        ours[0].0
+    );
+    println!("| | time | puzzles/s |");
+    println!("|---|---|---|");
+    println!(
+        "| hand-written differential dataflow | {:.2} s | {:.0} |",
+        h,
+        n as f64 / h
+    );
+    println!(
+        "| sudolog, datalog/singles.dl | {:.2} s | {:.0} |",
+        o,
+        n as f64 / o
+    );
+    println!("sudolog / hand-written: {:.2}x", o / h);
+}
