@@ -180,18 +180,22 @@ fn clash(rc: bool) -> Vec<String> {
         format!("contradiction: {} has no candidates", name(3, 7)),
         format!("contradiction: {} has no candidates", name(4, 7)),
     ];
-    v.extend(lines(
-        "contradiction: row 3 has no place left for 7
-contradiction: row 4 has no place left for 7
-contradiction: column 2 has no place left for 7
-contradiction: column 7 has no place left for 3
-contradiction: column 7 has no place left for 7
-contradiction: box 3 has no place left for 7
-contradiction: box 5 has no place left for 3
-contradiction: box 5 has no place left for 7
-contradiction: column 7 holds 7 twice
-contradiction: box 5 holds 7 twice",
-    ));
+    // Groups are counted from 0 as Drools does, from 1 in rc notation.
+    let group = |kind: &str, i: usize| format!("{kind} {}", if rc { i + 1 } else { i });
+    for (kind, i, what) in [
+        ("row", 3, "has no place left for 7"),
+        ("row", 4, "has no place left for 7"),
+        ("column", 2, "has no place left for 7"),
+        ("column", 7, "has no place left for 3"),
+        ("column", 7, "has no place left for 7"),
+        ("box", 3, "has no place left for 7"),
+        ("box", 5, "has no place left for 3"),
+        ("box", 5, "has no place left for 7"),
+        ("column", 7, "holds 7 twice"),
+        ("box", 5, "holds 7 twice"),
+    ] {
+        v.push(format!("contradiction: {} {what}", group(kind, i)));
+    }
     v
 }
 

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::grid::{groups, Grid, GroupKind, Shape};
+use super::grid::{digit_char, groups, Grid, GroupKind, Shape};
 use crate::check::ir::{Program, RelId, Value};
 use crate::session::{Commit, Config, Event, Observe, Session};
 
@@ -327,9 +327,9 @@ impl Board {
         let cell = |c: Value| notation.cell(shape, c as usize);
         let group_name = |g: Value| -> String {
             match groups(shape).get(g as usize) {
-                Some((GroupKind::Row(i), _)) => format!("row {i}"),
-                Some((GroupKind::Col(i), _)) => format!("column {i}"),
-                Some((GroupKind::Box(i), _)) => format!("box {i}"),
+                Some((GroupKind::Row(i), _)) => notation.group("row", *i),
+                Some((GroupKind::Col(i), _)) => notation.group("column", *i),
+                Some((GroupKind::Box(i), _)) => notation.group("box", *i),
                 None => format!("group {g}"),
             }
         };
@@ -345,10 +345,14 @@ impl Board {
             format!("{} has no candidates", cell(r[1]))
         });
         read(self.rels.no_place, &|r| {
-            format!("{} has no place left for {}", group_name(r[1]), r[2])
+            format!(
+                "{} has no place left for {}",
+                group_name(r[1]),
+                digit_char(r[2] as u8)
+            )
         });
         read(self.rels.clash, &|r| {
-            format!("{} holds {} twice", group_name(r[1]), r[2])
+            format!("{} holds {} twice", group_name(r[1]), digit_char(r[2] as u8))
         });
         out
     }

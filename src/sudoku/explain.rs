@@ -20,6 +20,13 @@ impl Notation {
             other => Err(format!("unknown notation '{other}'; use drools or rc")),
         }
     }
+    /// A group: `row 3` 0-based as Drools counts, `row 4` in `rc` notation.
+    pub fn group(self, kind: &str, i: usize) -> String {
+        match self {
+            Notation::Drools => format!("{kind} {i}"),
+            Notation::Rc => format!("{kind} {}", i + 1),
+        }
+    }
     pub fn cell(self, shape: Shape, c: usize) -> String {
         match self {
             Notation::Drools => cell_drools(shape, c),
