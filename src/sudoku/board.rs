@@ -352,7 +352,11 @@ impl Board {
             )
         });
         read(self.rels.clash, &|r| {
-            format!("{} holds {} twice", group_name(r[1]), digit_char(r[2] as u8))
+            format!(
+                "{} holds {} twice",
+                group_name(r[1]),
+                digit_char(r[2] as u8)
+            )
         });
         out
     }

@@ -105,6 +105,8 @@ pub struct Editor {
     /// `None`: all rounds.
     horizon: Option<u32>,
     undo: VecDeque<Entry>,
+    /// Most edits `undo` can take back (the oldest are forgotten beyond it).
+    undo_limit: usize,
     redo: Vec<Entry>,
     /// The validation program's board and the givens it holds, made on first use.
     validator: Option<(Board, Grid)>,
@@ -183,6 +185,7 @@ impl Editor {
             givens: grid,
             horizon: None,
             undo: VecDeque::new(),
+            undo_limit: UNDO_LIMIT,
             redo: Vec::new(),
             validator: None,
             finished: false,
@@ -355,8 +358,16 @@ impl Editor {
         self.notation.cell(self.givens.shape, c)
     }
 
+    /// Keeps at most `n` edits for `undo` (default [`UNDO_LIMIT`]).
+    pub fn set_undo_limit(&mut self, n: usize) {
+        self.undo_limit = n;
+        while self.undo.len() > n {
+            self.undo.pop_front();
+        }
+    }
+
     fn push_undo(&mut self, e: Entry) {
-        if self.undo.len() >= UNDO_LIMIT {
+        if self.undo.len() >= self.undo_limit {
             self.undo.pop_front();
         }
         self.undo.push_back(e);
@@ -854,6 +865,35 @@ pub fn bench_edits(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Beyond the limit the oldest edits are forgotten: `undo` goes back exactly
+    /// `limit` edits, to the givens after the earliest one still remembered.
+    #[test]
+    fn undo_stops_at_its_limit() {
+        let program = rules::builtin(Builtin::Fast).unwrap();
+        let mut ed = Editor::with_program(
+            program,
+            Options::default(),
+            Grid::empty(Shape::NINE),
+            Notation::Rc,
+        )
+        .unwrap();
+        ed.set_undo_limit(3);
+        let mut after = Vec::new();
+        for (i, cell) in ["r1c1", "r2c4", "r3c7", "r5c2", "r9c9"].iter().enumerate() {
+            ed.command(&format!("set {cell} {}", i + 1)).unwrap();
+            after.push(ed.givens().clone());
+        }
+        assert_eq!(ed.history(), (3, 0));
+        for _ in 0..3 {
+            ed.command("undo").unwrap();
+        }
+        assert_eq!(ed.givens(), &after[1]);
+        assert_eq!(ed.command("undo"), Err("nothing to undo".to_string()));
+        assert_eq!(ed.givens(), &after[1]);
+        ed.command("redo").unwrap();
+        assert_eq!(ed.givens(), &after[2]);
+    }
 
     #[test]
     fn values() {
