@@ -50,8 +50,10 @@ pub struct BlockOut<'s> {
 pub struct BlockSpec<'p> {
     pub key: Option<usize>,
     /// A recursive component outside any `.fixpoint` block: its rules are monotone
-    /// in the state, so S_{i+1} = inputs ∪ F(S_i) already contains S_i and the
-    /// state need not be fed back into its own `distinct` (a third less work there).
+    /// in the state, so S_{i+1} = inputs ∪ F(S_i) already contains S_i and, when the
+    /// additions are all of F(S_i) (no tier gating, no explanations, which keep
+    /// only new facts), the state need not be fed back into its own `distinct`
+    /// (a third less work there).
     pub monotone: bool,
     pub state: &'p [RelId],
     pub views: &'p [(RelId, Vec<RulePlan>)],
@@ -214,10 +216,13 @@ pub fn render_block<'s>(
             }
         }
 
+        // Additions hold only new facts when gated or explained: then S_i must be
+        // carried into S_{i+1} explicitly.
+        let complete = spec.monotone && !gated && explained.is_empty();
         let mut rels = Vec::new();
         for (s, var, cur) in vars {
             let mut parts = vec![inputs[&s].clone().enter(inner)];
-            if !spec.monotone {
+            if !complete {
                 parts.push(cur.clone());
             }
             parts.extend(additions.remove(&s).unwrap_or_default());
