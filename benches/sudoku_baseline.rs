@@ -24,21 +24,15 @@ use sudolog::sudoku::search::{Mode, Outcome};
 
 const CHUNK: usize = 32;
 
+/// The 9x9 puzzles of `file` (the first `limit`), read as sudolog reads them.
 fn puzzles(file: &str, limit: usize) -> Vec<[u8; 81]> {
-    let text = std::fs::read_to_string(file).expect("the puzzle file reads");
-    text.lines()
-        .filter(|l| l.trim().len() >= 81 && !l.starts_with('#'))
+    let f = std::fs::File::open(file).expect("the puzzle file reads");
+    PuzzleReader::new(file, std::io::BufReader::new(f))
         .take(limit)
-        .map(|l| {
-            let mut g = [0u8; 81];
-            for (i, ch) in l.trim().bytes().take(81).enumerate() {
-                g[i] = if (b'1'..=b'9').contains(&ch) {
-                    ch - b'0'
-                } else {
-                    0
-                };
-            }
-            g
+        .map(|p| {
+            let grid = p.expect("the puzzles parse").grid;
+            assert_eq!(grid.shape.cells(), 81, "9x9 puzzles only");
+            std::array::from_fn(|c| grid.get(c))
         })
         .collect()
 }
