@@ -11,8 +11,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::args::Args;
+use super::sudoku::{program, program_name};
 use sudolog::check::check_str;
 use sudolog::session::{Config, Observe, Session};
+use sudolog::sudoku::rules::Builtin;
 
 const TC: &str = "\
 .decl edge(x: number, y: number)
@@ -158,19 +160,13 @@ fn solve(args: &Args) -> Result<i32, String> {
     use sudolog::sudoku::batch::{solve_chunk, Item, Summary};
     use sudolog::sudoku::board::{Board, Options};
     use sudolog::sudoku::puzzle::PuzzleReader;
-    use sudolog::sudoku::rules::{load, Builtin};
     use sudolog::sudoku::search::Mode;
     let [file] = args.positional.as_slice() else {
         return Err("bench solve FILE".into());
     };
     let limit: usize = args.number("--limit", usize::MAX)?;
     let chunk: usize = args.number("--chunk", 32)?;
-    let which = if args.flag("--fast") {
-        Builtin::Fast
-    } else {
-        Builtin::Full
-    };
-    let program = load(&args.values("--rules"), which)?;
+    let program = program(args, Builtin::Full)?;
     let c = args.engine_config()?;
     let mut board = Board::new(
         program,
@@ -201,7 +197,7 @@ fn solve(args: &Args) -> Result<i32, String> {
     println!(
         "{} ({} rules, {} worker(s), search {}, chunk {chunk}): {}; peak memory {:.0} MiB",
         file,
-        rules_name(args, which),
+        program_name(args, Builtin::Full),
         c.workers,
         if mode.search {
             if mode.first {
@@ -227,16 +223,10 @@ pub fn rss_mib() -> f64 {
 /// side by side with from-scratch evaluations of the same states; memory after a
 /// first session of 1,000 edits and after a second one of `--edits` more.
 fn edit(args: &Args) -> Result<i32, String> {
-    use sudolog::sudoku::rules::{load, Builtin};
     let n: usize = args.number("--edits", 20_000)?;
     let seed: u64 = args.number("--seed", 1)?;
     let every: usize = args.number("--scratch-every", 10)?;
-    let which = if args.flag("--fast") {
-        Builtin::Fast
-    } else {
-        Builtin::Full
-    };
-    let program = load(&args.values("--rules"), which)?;
+    let program = program(args, Builtin::Full)?;
     let warm = 1000;
     // A first session of `warm` edits sets the memory baseline.
     sudolog::sudoku::edit::bench_edits(program.clone(), warm, seed, 0)?;
@@ -246,7 +236,7 @@ fn edit(args: &Args) -> Result<i32, String> {
     let (mi, ms_) = (median(&mut inc), median(&mut scratch));
     println!(
         "edit session: {n} random edits on the 9x9 samples ({} rules, seed {seed})",
-        rules_name(args, which)
+        program_name(args, Builtin::Full)
     );
     println!(
         "incremental: median {}, p99 {} over {} edits",
@@ -269,18 +259,6 @@ fn edit(args: &Args) -> Result<i32, String> {
         inc.len()
     );
     Ok(0)
-}
-
-/// How a benchmark names its rule set: the `--rules` files, or the built-in one.
-fn rules_name(args: &Args, which: sudolog::sudoku::rules::Builtin) -> String {
-    let files = args.values("--rules");
-    if !files.is_empty() {
-        files.join(" + ")
-    } else if which == sudolog::sudoku::rules::Builtin::Fast {
-        "fast".into()
-    } else {
-        "full".into()
-    }
 }
 
 pub fn run(args: &Args) -> Result<i32, String> {

@@ -13,13 +13,26 @@ use sudolog::sudoku::puzzle::{parse_puzzle_arg, Puzzle, PuzzleReader};
 use sudolog::sudoku::rules::{self, Builtin};
 use sudolog::sudoku::search::{Mode, Outcome, Search};
 
-fn program(args: &Args, default: Builtin) -> Result<Arc<Program>, String> {
+/// The rule program: `--rules` files, else `--fast`'s or `default`'s built-in one.
+pub(super) fn program(args: &Args, default: Builtin) -> Result<Arc<Program>, String> {
     let default = if args.flag("--fast") {
         Builtin::Fast
     } else {
         default
     };
     rules::load(&args.values("--rules"), default)
+}
+
+/// How measurements name the rule program [`program`] picks.
+pub(super) fn program_name(args: &Args, default: Builtin) -> String {
+    let files = args.values("--rules");
+    if !files.is_empty() {
+        files.join(" + ")
+    } else if args.flag("--fast") || default == Builtin::Fast {
+        "fast".into()
+    } else {
+        "full".into()
+    }
 }
 
 fn options(args: &Args) -> Result<Options, String> {
