@@ -65,14 +65,15 @@ fn peers() -> Vec<(u8, u8)> {
 
 /// Hand-written: the number of puzzles left solved, and the time.
 fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
-    let result = Arc::new(Mutex::new((0usize, Duration::ZERO)));
-    let (grids, result2) = (grids.to_vec(), result.clone());
+    let elapsed = Arc::new(Mutex::new(Duration::ZERO));
+    let (grids, elapsed2) = (grids.to_vec(), elapsed.clone());
+    // Placements per puzzle, from every worker (each sees its share of them).
+    let placed_count = Arc::new(Mutex::new(HashMap::<u32, isize>::new()));
+    let counts = placed_count.clone();
     timely::execute(timely::Config::process(workers), move |worker| {
         let index = worker.index();
         let start = Instant::now();
-        let mut solved = 0;
         for (n, chunk) in grids.chunks(CHUNK).enumerate() {
-            let placed_count = Arc::new(Mutex::new(HashMap::<u32, isize>::new()));
             let pc = placed_count.clone();
             let (mut given_in, mut geo_in, mut peer_in, probe) =
                 worker.dataflow::<u64, _, _>(|scope| {
@@ -154,27 +155,24 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
             while probe.less_than(&1) {
                 worker.step_or_park(None);
             }
-            solved += placed_count
-                .lock()
-                .unwrap()
-                .values()
-                .filter(|&&n| n == 81)
-                .count();
             // A fresh dataflow per chunk, as sudolog's batch mode does.
             if let Some(&id) = worker.installed_dataflows().last() {
                 worker.drop_dataflow(id);
             }
         }
-        // Each worker counts the puzzles whose placements it saw.
-        let mut r = result2.lock().unwrap();
-        r.0 += solved;
         if index == 0 {
-            r.1 = start.elapsed();
+            *elapsed2.lock().unwrap() = start.elapsed();
         }
     })
     .expect("timely runs");
-    let r = *result.lock().unwrap();
-    r
+    let solved = counts
+        .lock()
+        .unwrap()
+        .values()
+        .filter(|&&n| n == 81)
+        .count();
+    let time = *elapsed.lock().unwrap();
+    (solved, time)
 }
 
 fn sudolog_engine(file: &str, limit: usize, workers: usize) -> (usize, Duration) {

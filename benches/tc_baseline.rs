@@ -74,9 +74,12 @@ struct Times {
 fn hand_written(s: &Script, workers: usize) -> Times {
     let out = Arc::new(Mutex::new(None));
     let (edges, updates, out2) = (s.edges.clone(), s.updates.clone(), out.clone());
+    // Every worker sees its own share of the paths: they count into one total.
+    let count = Arc::new(Mutex::new(0isize));
     timely::execute(timely::Config::process(workers), move |worker| {
+        let count = count.clone();
         let index = worker.index();
-        let (mut input, probe, count) = worker.dataflow::<u64, _, _>(|scope| {
+        let (mut input, probe) = worker.dataflow::<u64, _, _>(|scope| {
             let (input, edges) = scope.new_collection::<(i32, i32), isize>();
             let paths = edges.clone().iterate(|inner_scope, inner| {
                 let edges = edges.clone().enter(inner_scope);
@@ -87,12 +90,11 @@ fn hand_written(s: &Script, workers: usize) -> Times {
                     .concat(edges)
                     .distinct()
             });
-            let count = Arc::new(Mutex::new(0isize));
             let c2 = count.clone();
             let (probe, _) = paths
                 .inspect(move |(_, _, d)| *c2.lock().unwrap() += d)
                 .probe();
-            (input, probe, count)
+            (input, probe)
         });
         let mut run = |input: &mut differential_dataflow::input::InputSession<_, _, _>,
                        change: &[((i32, i32), isize)]| {
