@@ -17,14 +17,7 @@ use differential_dataflow::operators::iterate::Iterate;
 use sudolog::check::check_str;
 use sudolog::session::{Config, Observe, Session};
 
-const TC: &str = "\
-.decl edge(x: number, y: number)
-.input edge
-.decl path(x: number, y: number)
-.output path
-path(x, y) :- edge(x, y).
-path(x, z) :- path(x, y), edge(y, z).
-";
+const TC: &str = include_str!("tc.dl");
 
 /// `sudolog bench tc`'s generator (xorshift), so both see the same graph.
 struct Rng(u64);

@@ -16,14 +16,7 @@ use sudolog::check::check_str;
 use sudolog::session::{Config, Observe, Session};
 use sudolog::sudoku::rules::Builtin;
 
-const TC: &str = "\
-.decl edge(x: number, y: number)
-.input edge
-.decl path(x: number, y: number)
-.output path
-path(x, y) :- edge(x, y).
-path(x, z) :- path(x, y), edge(y, z).
-";
+const TC: &str = include_str!("../../benches/tc.dl");
 
 /// A `kB` line of /proc/self/status (NaN where there is none).
 fn status_kib(field: &str) -> f64 {
