@@ -45,6 +45,17 @@ impl Drop for TempDir {
     }
 }
 
+/// Every expected `.csv` of `dir` was written to `out`, byte for byte.
+fn same_csvs(dir: &Path, out: &Path) {
+    for file in files_with_ext(dir, ".csv") {
+        assert_eq!(
+            std::fs::read_to_string(out.join(&file)).unwrap(),
+            std::fs::read_to_string(dir.join(&file)).unwrap(),
+            "{file}"
+        );
+    }
+}
+
 fn files_with_ext(dir: &Path, ext: &str) -> BTreeSet<String> {
     std::fs::read_dir(dir)
         .unwrap()
@@ -161,13 +172,7 @@ fn two_workers() {
         "2",
     ]);
     assert!(result.status.success(), "{}", text(&result.stderr));
-    for file in files_with_ext(&dir, ".csv") {
-        assert_eq!(
-            std::fs::read_to_string(out.0.join(&file)).unwrap(),
-            std::fs::read_to_string(dir.join(&file)).unwrap(),
-            "{file}"
-        );
-    }
+    same_csvs(&dir, &out.0);
 }
 
 /// Two processes (timely's `-n 2 -p I -h hostfile`, on loopback): process 0 writes
@@ -215,13 +220,7 @@ fn two_processes() {
         .unwrap();
     assert!(p1.wait().unwrap().success());
     assert!(result.status.success(), "{}", text(&result.stderr));
-    for file in files_with_ext(&dir, ".csv") {
-        assert_eq!(
-            std::fs::read_to_string(out.0.join(&file)).unwrap(),
-            std::fs::read_to_string(dir.join(&file)).unwrap(),
-            "{file}"
-        );
-    }
+    same_csvs(&dir, &out.0);
     // Process 1 writes nothing.
     assert!(files_with_ext(&other.0, ".csv").is_empty());
 }
@@ -337,8 +336,8 @@ fn run_rejects_bad_facts() {
 /// from `println!` on a closed pipe.
 #[test]
 fn closed_stdout_is_not_a_panic() {
-    let dir = std::env::temp_dir().join(format!("sudolog-pipe-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let tmp = TempDir::new("closed-stdout");
+    let dir = &tmp.0;
     let program = dir.join("copy.dl");
     std::fs::write(
         &program,
@@ -366,5 +365,4 @@ fn closed_stdout_is_not_a_panic() {
     let err = text(&out.stderr);
     assert!(!err.contains("panicked"), "{err}");
     assert_ne!(out.status.code(), Some(101), "{err}");
-    std::fs::remove_dir_all(&dir).ok();
 }
