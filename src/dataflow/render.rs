@@ -186,14 +186,17 @@ pub fn render<'s>(
         }
     }
     let probe = ProbeHandle::new();
-    // An empty stream fed by the unit input: with nothing observed the probe still
-    // follows the inputs' epochs, so a commit waits for its epoch to complete.
-    outs.push(
-        env.unit
-            .clone()
-            .map(|_| (EVENT - 1, [0; super::row::WIDTH], [0; super::row::WIDTH], 0))
-            .filter(|_| false),
-    );
+    // The probe follows every relation, observed or not, so a commit returns only
+    // when the whole program has reached its fixpoint for the new epoch (following
+    // only the observed outputs, a commit with nothing observed would return as soon
+    // as the inputs moved on). In relation order: every worker builds the same
+    // operators in the same order.
+    let mut rels: Vec<_> = env.rels.iter().collect();
+    rels.sort_by_key(|(r, _)| **r);
+    for (_, c) in rels {
+        c.clone().probe_with(&probe);
+    }
+    env.unit.clone().probe_with(&probe);
     let sink2 = sink.clone();
     concatenate(scope, outs)
         .inner
