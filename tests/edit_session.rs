@@ -445,3 +445,25 @@ fn step_script_runs() {
         vec!["withdrawn: hidden single 5 at [0,1]"]
     );
 }
+
+/// `--echo`: a script's commands appear after the prompt, before their output;
+/// blank lines and comments do not. Without it the same script prints only results.
+#[test]
+fn echo_writes_the_commands() {
+    let script = "# start\n\nset r1c1 9\n\nbogus\nundo\n";
+    let plain = run(&["--notation", "rc", G1], script);
+    let echoed = run(&["--notation", "rc", "--echo", G1], script);
+    let mut want = vec!["> set r1c1 9".to_string()];
+    let results: Vec<&str> = plain.lines().collect();
+    let first = results
+        .iter()
+        .position(|l| *l == "error: unknown command 'bogus'; type help")
+        .expect("the bad command's error");
+    want.extend(results[..first].iter().map(|l| l.to_string()));
+    want.push("> bogus".into());
+    want.push(results[first].to_string());
+    want.push("> undo".into());
+    want.extend(results[first + 1..].iter().map(|l| l.to_string()));
+    assert!(first > 0 && first + 1 < results.len(), "{plain}");
+    same(&echoed, &want);
+}

@@ -2,6 +2,8 @@
 //! [`sudolog::sudoku::edit`]). Commands come one per line from standard input, with
 //! a `> ` prompt only when it is a terminal, so sessions can be scripted; results go
 //! to standard output, a bad command prints `error: ...` and the session goes on.
+//! With `--echo`, a scripted session writes each command (not blank lines or
+//! `#` comments) after the prompt, so its output reads as a transcript.
 
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -13,9 +15,9 @@ use sudolog::sudoku::grid::{Grid, Shape};
 use sudolog::sudoku::puzzle::parse_puzzle_arg;
 use sudolog::sudoku::rules::{self, Builtin};
 
-/// `sudolog edit [PUZZLE] [--notation drools|rc] [--rules FILE]...`
+/// `sudolog edit [PUZZLE] [--notation drools|rc] [--rules FILE]... [--echo]`
 pub fn run(args: &Args) -> Result<i32, String> {
-    args.reject_unknown(&[])?;
+    args.reject_unknown(&["--echo"])?;
     let notation = Notation::parse(args.value("--notation").unwrap_or("drools"))?;
     let grid = match args.positional.as_slice() {
         [] => Grid::empty(Shape::NINE),
@@ -45,6 +47,8 @@ pub fn run(args: &Args) -> Result<i32, String> {
 
     let stdin = std::io::stdin();
     let interactive = stdin.is_terminal();
+    // A terminal echoes what is typed; a script's commands are echoed on request.
+    let echo = args.flag("--echo") && !interactive;
     let mut input = stdin.lock();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
@@ -66,6 +70,10 @@ pub fn run(args: &Args) -> Result<i32, String> {
             break;
         }
         let line = String::from_utf8_lossy(&buf);
+        let command = line.trim();
+        if echo && !command.is_empty() && !command.starts_with('#') {
+            writeln!(out, "> {command}").map_err(io)?;
+        }
         match editor.command(&line) {
             Ok(text) => out.write_all(text.as_bytes()).map_err(io)?,
             Err(e) => writeln!(out, "error: {e}").map_err(io)?,

@@ -18,7 +18,7 @@ Usage:
   sudolog explain PUZZLE [--notation drools|rc] [--no-search]
   sudolog dump PUZZLE [--rounds K]
   sudolog validate PUZZLE
-  sudolog edit [PUZZLE] [--notation drools|rc]   (commands on stdin; type help)
+  sudolog edit [PUZZLE] [--notation drools|rc] [--echo]   (commands on stdin; type help)
 
 PUZZLE is a file, an 81-character string, - for stdin, or a sample name:
 simple, medium, hard1, hard2, hard3, hard4, broken, sdo, javadoc, 6948.
