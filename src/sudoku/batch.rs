@@ -115,15 +115,42 @@ impl Summary {
         let parts: Vec<String> = self
             .counts
             .iter()
-            .map(|(k, v)| format!("{v} {k}"))
+            .map(|(k, v)| match (*k, *v) {
+                // Outcomes are adjectives ("3 solved"); the one noun takes a plural.
+                ("error", n) if n != 1 => format!("{n} errors"),
+                (k, n) => format!("{n} {k}"),
+            })
             .collect();
         let secs = elapsed.as_secs_f64();
         format!(
-            "{} puzzles: {} in {:.3} s ({:.0} puzzles/s)",
+            "{} {}: {} in {:.3} s ({:.0} puzzles/s)",
             self.total,
+            if self.total == 1 { "puzzle" } else { "puzzles" },
             parts.join(", "),
             secs,
             self.total as f64 / secs.max(1e-9)
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_line_counts_by_outcome() {
+        let mut s = Summary::default();
+        s.add_error();
+        assert_eq!(
+            s.line(Duration::from_secs(2)),
+            "1 puzzle: 1 error in 2.000 s (0 puzzles/s)"
+        );
+        s.add_error();
+        s.add_error();
+        s.add_error();
+        assert_eq!(
+            s.line(Duration::from_secs(2)),
+            "4 puzzles: 4 errors in 2.000 s (2 puzzles/s)"
+        );
     }
 }
