@@ -19,15 +19,8 @@ use sudolog::session::{Config, Observe, Session};
 
 const TC: &str = include_str!("tc.dl");
 
-/// `sudolog bench tc`'s generator (xorshift), so both see the same graph.
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
+mod common {
+    pub mod graph;
 }
 
 struct Script {
@@ -37,21 +30,10 @@ struct Script {
 }
 
 fn script() -> Script {
-    let (nodes, count, seed) = (1000, 2000, 1u64);
-    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-    let mut set = std::collections::BTreeSet::new();
-    while set.len() < count {
-        set.insert((rng.below(nodes) as i32, rng.below(nodes) as i32));
-    }
-    let mut updates = Vec::new();
-    while updates.len() < 20 {
-        let e = (rng.below(nodes) as i32, rng.below(nodes) as i32);
-        if !set.contains(&e) {
-            updates.push(e);
-        }
-    }
+    let mut graph = common::graph::RandomGraph::new(1000, 2000, 1);
+    let updates = (0..20).map(|_| graph.new_edge()).collect();
     Script {
-        edges: set.into_iter().collect(),
+        edges: graph.edges.into_iter().collect(),
         updates,
     }
 }

@@ -18,6 +18,9 @@ use sudolog::sudoku::rules::Builtin;
 
 const TC: &str = include_str!("../../benches/tc.dl");
 
+#[path = "../../benches/common/graph.rs"]
+mod graph;
+
 /// A `kB` line of /proc/self/status (NaN where there is none).
 fn status_kib(field: &str) -> f64 {
     std::fs::read_to_string("/proc/self/status")
@@ -54,19 +57,6 @@ pub fn percentile(v: &mut [Duration], p: f64) -> Duration {
     }
 }
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1000.0)
 }
@@ -79,12 +69,7 @@ fn tc(args: &Args) -> Result<i32, String> {
     let program = Arc::new(check_str("tc.dl", TC).map_err(|d| d.to_string())?);
     let edge = program.relation("edge").unwrap();
     let path = program.relation("path").unwrap();
-    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-    let mut set = std::collections::BTreeSet::new();
-    while set.len() < edges {
-        let (a, b) = (rng.below(nodes) as i32, rng.below(nodes) as i32);
-        set.insert((a, b));
-    }
+    let mut graph = graph::RandomGraph::new(nodes, edges, seed);
     let config = |w: usize| Config {
         workers: w,
         observe: Observe::Relations(vec![path]),
@@ -94,7 +79,7 @@ fn tc(args: &Args) -> Result<i32, String> {
     println!("transitive closure: {nodes} nodes, {edges} edges (seed {seed}), {workers} worker(s)");
     let mut session = Session::new(program.clone(), config(workers))?;
     let start = Instant::now();
-    for &(a, b) in &set {
+    for &(a, b) in &graph.edges {
         session.insert(edge, &[a, b])?;
     }
     session.commit()?;
@@ -109,12 +94,7 @@ fn tc(args: &Args) -> Result<i32, String> {
     let (mut ins, mut del) = (Vec::new(), Vec::new());
     let mut changed = 0;
     for _ in 0..repeat {
-        let e = loop {
-            let e = (rng.below(nodes) as i32, rng.below(nodes) as i32);
-            if !set.contains(&e) {
-                break e;
-            }
-        };
+        let e = graph.new_edge();
         session.insert(edge, &[e.0, e.1])?;
         let c = session.commit()?;
         changed += c.changes.len();
@@ -127,7 +107,7 @@ fn tc(args: &Args) -> Result<i32, String> {
     for _ in 0..3 {
         let mut s = Session::new(program.clone(), config(workers))?;
         let t = Instant::now();
-        for &(a, b) in &set {
+        for &(a, b) in &graph.edges {
             s.insert(edge, &[a, b])?;
         }
         s.commit()?;
