@@ -66,36 +66,15 @@ use timely::dataflow::operators::probe::Handle;
 use timely::worker::Worker;
 use timely::WorkerConfig;
 
+mod common {
+    pub mod geometry;
+}
+use common::geometry::{members, peers};
+
 /// The puzzle id the Editor uses (`edit.rs`).
 const P: Value = 0;
 
 type State = [u8; 81];
-
-/// Rows, columns and boxes: (cell, group).
-fn members() -> Vec<(u8, u8)> {
-    let mut out = Vec::new();
-    for c in 0..81u8 {
-        let (r, k) = (c / 9, c % 9);
-        out.push((c, r));
-        out.push((c, 9 + k));
-        out.push((c, 18 + (r / 3) * 3 + k / 3));
-    }
-    out
-}
-
-/// (cell, other cell sharing a group).
-fn peers() -> Vec<(u8, u8)> {
-    let m = members();
-    let mut out = std::collections::BTreeSet::new();
-    for &(a, g) in &m {
-        for &(b, h) in &m {
-            if g == h && a != b {
-                out.insert((a, b));
-            }
-        }
-    }
-    out.into_iter().collect()
-}
 
 /// The givens of the edit session: the starting grid, then one state per edit that
 /// changed them; and the Editor's commit time for each of those edits.

@@ -22,6 +22,11 @@ use sudolog::sudoku::puzzle::PuzzleReader;
 use sudolog::sudoku::rules::from_files;
 use sudolog::sudoku::search::{Mode, Outcome};
 
+mod common {
+    pub mod geometry;
+}
+use common::geometry::{members, peers};
+
 const CHUNK: usize = 32;
 
 /// The 9x9 puzzles of `file` (the first `limit`), read as sudolog reads them.
@@ -35,32 +40,6 @@ fn puzzles(file: &str, limit: usize) -> Vec<[u8; 81]> {
             std::array::from_fn(|c| grid.get(c))
         })
         .collect()
-}
-
-/// Rows, columns and boxes: (cell, group).
-fn members() -> Vec<(u8, u8)> {
-    let mut out = Vec::new();
-    for c in 0..81u8 {
-        let (r, k) = (c / 9, c % 9);
-        out.push((c, r));
-        out.push((c, 9 + k));
-        out.push((c, 18 + (r / 3) * 3 + k / 3));
-    }
-    out
-}
-
-/// (cell, other cell sharing a group).
-fn peers() -> Vec<(u8, u8)> {
-    let m = members();
-    let mut out = std::collections::BTreeSet::new();
-    for &(a, g) in &m {
-        for &(b, h) in &m {
-            if g == h && a != b {
-                out.insert((a, b));
-            }
-        }
-    }
-    out.into_iter().collect()
 }
 
 /// Hand-written: the number of puzzles left solved, and the time.
