@@ -153,7 +153,12 @@ impl Session {
                 .take()
                 .expect("one receiver per worker");
             let tx = reply_tx.lock().unwrap().clone();
-            worker::run(w, &p2, &plan2, &outputs, rx, tx);
+            let job = worker::Job {
+                program: &p2,
+                plan: &plan2,
+                outputs: &outputs,
+            };
+            worker::run(w, &job, rx, tx);
         })?;
         let symbols = program.symbols.clone();
         let mut s = Session {

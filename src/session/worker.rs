@@ -36,16 +36,19 @@ fn owner(rel: RelId, r: &Row, peers: usize) -> usize {
     ((h >> 32) % peers as u64) as usize
 }
 
-fn build(
-    w: &mut Worker,
-    program: &Program,
-    plan: &Plan,
-    outputs: &Outputs,
-) -> (Dataflow, usize, Rc<RefCell<Vec<Update>>>) {
+/// What a worker renders: the program, its plan and what to report.
+pub struct Job<'a> {
+    pub program: &'a Program,
+    pub plan: &'a Plan,
+    pub outputs: &'a Outputs,
+}
+
+fn build(w: &mut Worker, job: &Job) -> (Dataflow, usize, Rc<RefCell<Vec<Update>>>) {
     let sink = Rc::new(RefCell::new(Vec::new()));
     let id = w.next_dataflow_index();
     let s2 = sink.clone();
-    let mut df = w.dataflow::<u64, _, _>(|scope| render(scope, program, plan, outputs, s2));
+    let mut df =
+        w.dataflow::<u64, _, _>(|scope| render(scope, job.program, job.plan, job.outputs, s2));
     if w.index() == 0 {
         df.unit.insert(row(&[]));
     }
@@ -54,18 +57,9 @@ fn build(
 
 /// Runs a worker's command loop; a panic is reported to the session instead of
 /// leaving it waiting for a reply that never comes.
-pub fn run(
-    w: &mut Worker,
-    program: &Program,
-    plan: &Plan,
-    outputs: &Outputs,
-    rx: Receiver<Cmd>,
-    tx: Sender<Reply>,
-) {
+pub fn run(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
     let tx2 = tx.clone();
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        serve(w, program, plan, outputs, rx, tx)
-    }));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| serve(w, job, rx, tx)));
     if let Err(panic) = result {
         let msg = panic
             .downcast_ref::<String>()
@@ -76,16 +70,9 @@ pub fn run(
     }
 }
 
-fn serve(
-    w: &mut Worker,
-    program: &Program,
-    plan: &Plan,
-    outputs: &Outputs,
-    rx: Receiver<Cmd>,
-    tx: Sender<Reply>,
-) {
+fn serve(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
     let (index, peers) = (w.index(), w.peers());
-    let (mut df, mut id, mut sink) = build(w, program, plan, outputs);
+    let (mut df, mut id, mut sink) = build(w, job);
     while let Ok(cmd) = rx.recv() {
         match cmd {
             Cmd::Update(batch) => {
@@ -112,7 +99,7 @@ fn serve(
             Cmd::Rebuild => {
                 drop(df);
                 w.drop_dataflow(id);
-                (df, id, sink) = build(w, program, plan, outputs);
+                (df, id, sink) = build(w, job);
                 if tx.send(Reply::Done(Vec::new())).is_err() {
                     break;
                 }
