@@ -12,7 +12,7 @@
 //!   (set, clear, undo, redo, load), skipping those that fail or change nothing. They
 //!   are collected first, untimed by this bench; the Editor's own commit times (it
 //!   also observes candidates, eliminations and explain events) are printed as an
-//!   extra line. (`bench edit --seed S` runs its measured session from seed S+1.)
+//!   extra line. (`bench edit --rules datalog/singles.dl --seed S` draws the same commands.)
 //! - **Hand-written, incremental:** one long-lived dataflow over a `given(cell,
 //!   value)` input, with the geometry (`member`, `peer`) and the 729 (cell, value)
 //!   pairs as static inputs loaded once at time 0. Each edit inserts and retracts the

@@ -193,19 +193,22 @@ pub fn rss_mib() -> f64 {
 }
 
 /// Edit latency: a long random edit script, each edit's incremental commit timed,
-/// side by side with from-scratch evaluations of the same states; memory after a
-/// first session of 1,000 edits and after a second one of `--edits` more.
+/// side by side with from-scratch evaluations of the same states; memory of the live
+/// session after its first 1,000 edits and after all `--edits`.
 fn edit(args: &Args) -> Result<i32, String> {
     let n: usize = args.number("--edits", 20_000)?;
     let seed: u64 = args.number("--seed", 1)?;
     let every: usize = args.number("--scratch-every", 10)?;
     let program = program(args, Builtin::Full)?;
-    let warm = 1000;
-    // A first session of `warm` edits sets the memory baseline.
-    sudolog::sudoku::edit::bench_edits(program.clone(), warm, seed, 0)?;
-    let (peak_1k, rss_1k) = (peak_mib(), rss_mib());
-    let (mut inc, mut scratch) = sudolog::sudoku::edit::bench_edits(program, n, seed + 1, every)?;
-    let (peak_n, rss_n) = (peak_mib(), rss_mib());
+    // Memory is read after the first 1,000 edits (or all, if fewer) and at the end.
+    let warm = n.min(1000);
+    let mut memory = Vec::new();
+    let (mut inc, mut scratch) =
+        sudolog::sudoku::edit::bench_edits(program, n, seed, every, |k| {
+            if k == warm || k == n {
+                memory.push((k, rss_mib(), peak_mib()));
+            }
+        })?;
     let (mi, ms_) = (median(&mut inc), median(&mut scratch));
     println!(
         "edit session: {n} random edits on the 9x9 samples ({} rules, seed {seed})",
@@ -226,11 +229,11 @@ fn edit(args: &Args) -> Result<i32, String> {
             ms_.as_secs_f64() / mi.as_secs_f64().max(1e-9),
         );
     }
-    println!(
-        "memory after {warm} edits: {rss_1k:.0} MiB resident ({peak_1k:.0} MiB peak); \
-         after {} more: {rss_n:.0} MiB resident ({peak_n:.0} MiB peak)",
-        inc.len()
-    );
+    let memory: Vec<String> = memory
+        .iter()
+        .map(|(k, rss, peak)| format!("after {k} edits {rss:.0} MiB resident ({peak:.0} MiB peak)"))
+        .collect();
+    println!("memory (one session): {}", memory.join("; "));
     Ok(0)
 }
 

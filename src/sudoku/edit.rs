@@ -817,12 +817,14 @@ pub fn random_edit(rng: &mut Rng, ed: &Editor) -> String {
 /// incremental commit and, for every `scratch_every`-th of those states (the 1st,
 /// then every `scratch_every`-th after it; never if 0), the time of a from-scratch
 /// evaluation of the same givens on a second board (`reset`, `add`, `commit`: a new
-/// dataflow built and run to its fixpoint).
+/// dataflow built and run to its fixpoint). `after(k)` is called after the k-th edit,
+/// while the session is alive (to read memory, say).
 pub fn bench_edits(
     program: Arc<Program>,
     n: usize,
     seed: u64,
     scratch_every: usize,
+    mut after: impl FnMut(usize),
 ) -> Result<(Vec<Duration>, Vec<Duration>), String> {
     let mut rng = Rng::new(seed);
     let (sample, _, _) = SAMPLES[rng.below(DROOLS_MENU)];
@@ -849,6 +851,7 @@ pub fn bench_edits(
         let _ = ed.command(&cmd);
         let Some(t) = ed.last_commit else { continue };
         inc.push(t);
+        after(inc.len());
         if let Some(scratch) = scratch.as_mut() {
             if inc.len() % scratch_every == 1 % scratch_every {
                 let start = Instant::now();
