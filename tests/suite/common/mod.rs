@@ -48,7 +48,7 @@ pub fn resolve(p: &Program, facts: &[(String, Vec<i32>)]) -> Vec<(RelId, Vec<Val
 
 /// `pool` without the facts the program itself states. (Program facts are permanent
 /// both in the naive evaluator and in a session, where retracting one does nothing;
-/// `tests/engine_incremental.rs` deliberately keeps them in its pools to check that.)
+/// `tests/suite/engine_incremental.rs` deliberately keeps them in its pools to check that.)
 pub fn without_program_facts(p: &Program, pool: &[(String, Vec<i32>)]) -> Vec<(String, Vec<i32>)> {
     pool.iter()
         .filter(|(name, t)| {

@@ -413,7 +413,7 @@ fn long_session_other_samples() {
     session(14, 250, (40, 65), 10, 25);
 }
 
-/// A longer run for when there is time: `cargo test --release --test edit_property
+/// A longer run for when there is time: `cargo test --release --test suite edit_property
 /// -- --ignored` (a few minutes).
 #[test]
 #[ignore]

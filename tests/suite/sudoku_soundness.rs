@@ -3,8 +3,7 @@
 //! value and every derived placement is the solution's value; every explain event
 //! agrees too.
 
-mod sudoku_common;
-use sudoku_common::*;
+use crate::sudoku_common::*;
 
 use sudolog::sudoku::board::{Board, Options};
 use sudolog::sudoku::grid::{Grid, Shape};

@@ -1,22 +1,21 @@
-//! The dataflow engine against the reference evaluator (`tests/common/naive.rs`) on
+//! The dataflow engine against the reference evaluator (`tests/suite/common/naive.rs`) on
 //! random programs and fact sets: every relation's contents, every fact's round and
-//! every explain event must be equal. Programs come from `tests/common/gen.rs`, one
+//! every explain event must be equal. Programs come from `tests/suite/common/gen.rs`, one
 //! feature mix per test, with fixed seeds; a few hand-written programs pin down cases
 //! the generator reaches only by luck.
 //!
 //! On a mismatch the test prints the program, its inputs and a diff (`missing`: the
 //! reference has it, the engine does not; `extra`: the reverse; `round`: both have
 //! the fact with different rounds). To replay one program:
-//! `SEED=123 cargo test --release --test engine_differential replay -- --ignored --nocapture`.
+//! `SEED=123 cargo test --release --test suite engine_differential::replay -- --ignored --nocapture`.
 
-mod common;
 
 use std::ops::Range;
 use std::sync::Arc;
 
-use common::engine::{self as eng, Outcome};
-use common::gen::{self, Features, Rng};
-use common::resolve;
+use crate::common::engine::{self as eng, Outcome};
+use crate::common::gen::{self, Features, Rng};
+use crate::common::resolve;
 use sudolog::check::check_str;
 use sudolog::check::ir::{Program, RelId, RelKind, Value};
 

@@ -10,15 +10,14 @@
 //! facts are permanent) and, for some seeds, facts of relations that are not `.input`
 //! (any relation that is not a view accepts inserts).
 
-mod common;
 
 use std::collections::BTreeSet;
 use std::ops::Range;
 use std::sync::Arc;
 
-use common::engine::{self as eng, Outcome};
-use common::gen::{self, Features, Rng};
-use common::resolve;
+use crate::common::engine::{self as eng, Outcome};
+use crate::common::gen::{self, Features, Rng};
+use crate::common::resolve;
 use sudolog::check::check_str;
 use sudolog::check::ir::{Program, RelId, RelKind, Value};
 use sudolog::session::{Change, Session};

@@ -2,8 +2,7 @@
 //! reported. Solutions are checked by the test against the givens and the Sudoku
 //! constraints; counts of solutions come from an independent brute-force solver.
 
-mod sudoku_common;
-use sudoku_common::*;
+use crate::sudoku_common::*;
 
 fn assert_solves(puzzle: &str, solution: &str) {
     let p = parse81(puzzle);

@@ -1,7 +1,6 @@
 //! The Drools samples and the other shipped puzzles, through the command line.
 
-mod sudoku_common;
-use sudoku_common::*;
+use crate::sudoku_common::*;
 
 const SOLUTIONS: &[(&str, &str)] = &[
     (

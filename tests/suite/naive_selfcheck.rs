@@ -1,13 +1,12 @@
-//! Checks the reference evaluator (`tests/common/naive.rs`) on small programs written
+//! Checks the reference evaluator (`tests/suite/common/naive.rs`) on small programs written
 //! directly as checked IR, with results worked out by hand. Also checks that the
 //! generators are deterministic and produce sane update sequences.
 
-mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use common::gen;
-use common::naive::{evaluate, Naive};
+use crate::common::gen;
+use crate::common::naive::{evaluate, Naive};
 use sudolog::check::ir::*;
 use sudolog::diag::{SourceMap, Span};
 
@@ -154,7 +153,7 @@ fn inputs(entries: &[(RelId, &[Value])]) -> Vec<(RelId, Vec<Value>)> {
 }
 
 fn show(p: &Program, n: &Naive) -> String {
-    common::render(p, n)
+    crate::common::render(p, n)
 }
 
 // ---------------------------------------------------------------------------------------
