@@ -1,10 +1,24 @@
-//! The `sudolog` command line. See `sudolog help`.
+//! The `sudolog` command line. See `sudolog --help`.
 
 mod cli;
 
-fn main() {
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
     reset_sigpipe();
-    std::process::exit(cli::main(std::env::args().skip(1).collect()));
+    match cli::main(std::env::args_os()) {
+        Ok(status) => ExitCode::from(status),
+        Err(e) => {
+            // Rendered once: the text is final (diagnostics carry their carets).
+            let text = format!("{e:#}");
+            if text.ends_with('\n') {
+                eprint!("{text}");
+            } else {
+                eprintln!("{text}");
+            }
+            ExitCode::from(cli::exit_code(&e))
+        }
+    }
 }
 
 /// Ends quietly when the reader of stdout goes away (`sudolog solve big.txt | head`),

@@ -1,165 +1,370 @@
-//! A small argument parser: positionals, `--flag`, `--opt value`, `-x value`.
+//! The command line, declared with clap's derive API.
+//!
+//! In: the process arguments. Out: a [`Cli`] naming one [`Command`] with its own
+//! options (each subcommand's `--help` lists only those). Values are checked while
+//! parsing (ranges, known words); what needs several options at once (the process
+//! options) is checked by [`EngineArgs::config`]. Every failure here is a usage error.
 
-use std::collections::HashMap;
+use std::path::PathBuf;
 
-/// Options that take a value.
-const VALUED: &[&str] = &[
-    "-F",
-    "--facts",
-    "-D",
-    "--output",
-    "-w",
-    "--workers",
-    "-n",
-    "--processes",
-    "-p",
-    "--process",
-    "-h",
-    "--hostfile",
-    "--rules",
-    "--format",
-    "--notation",
-    "--rounds",
-    "--chunk",
-    "--seed",
-    "--edits",
-    "--repeat",
-    "--limit",
-    "--nodes",
-    "--edges",
-    "--scratch-every",
-];
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
-pub struct Args {
-    pub positional: Vec<String>,
-    values: HashMap<String, Vec<String>>,
-    flags: Vec<String>,
+use super::error::CliError;
+use sudolog::sudoku::explain::Notation;
+
+/// The most worker threads per process (`-w`): more is a typo, not a machine.
+pub const MAX_WORKERS: u64 = 256;
+/// The most processes (`-n`).
+pub const MAX_PROCESSES: u64 = 1024;
+
+/// Datalog rules compiled onto differential dataflow; Sudoku as a first domain.
+#[derive(Parser, Debug)]
+#[command(name = "sudolog", version, propagate_version = true)]
+#[command(after_help = PUZZLE_HELP)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
 }
 
-fn canonical(name: &str) -> &str {
-    match name {
-        "-F" => "--facts",
-        "-D" => "--output",
-        "-w" => "--workers",
-        "-n" => "--processes",
-        "-p" => "--process",
-        "-h" => "--hostfile",
-        other => other,
+const PUZZLE_HELP: &str = "\
+A PUZZLE is a file, an 81-character string (16, 256 or 625 for other sizes), - for
+stdin, or a sample name: simple, medium, hard1, hard2, hard3, hard4, broken, sdo,
+javadoc, 6948.
+
+Exit status: 0 when everything ran, 1 when some input failed, 2 for usage errors.";
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run any Datalog program, Soufflé style: .input facts in, .output relations out
+    Run(RunArgs),
+    /// Check programs: diagnostics, then the evaluation plan
+    Check(CheckArgs),
+    /// Solve puzzles: one line per puzzle, the grid and
+    /// solved|multiple|stalled|invalid|unsolvable
+    #[command(after_help = PUZZLE_HELP)]
+    Solve(SolveArgs),
+    /// Every deduction for one puzzle, in Drools' wording
+    #[command(after_help = PUZZLE_HELP)]
+    Explain(ExplainArgs),
+    /// The grid with its candidates, Drools' Dump layout
+    #[command(after_help = PUZZLE_HELP)]
+    Dump(DumpArgs),
+    /// Duplicate givens, Drools' validation lines; exit status 1 if any
+    #[command(after_help = PUZZLE_HELP)]
+    Validate(ValidateArgs),
+    /// An editing session: commands on stdin, every edit re-solved incrementally
+    #[command(after_help = PUZZLE_HELP)]
+    Edit(EditArgs),
+    /// Measurements (see docs/PERFORMANCE.md)
+    #[command(subcommand)]
+    Bench(BenchCommand),
+    // `serve` (the web board, src/web/) goes here.
+}
+
+/// Timely's process options, as ordinary named options.
+#[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Engine options")]
+pub struct EngineArgs {
+    /// Worker threads per process [default: 1, or every core for solve]
+    #[arg(short = 'w', long, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=MAX_WORKERS))]
+    pub workers: Option<u64>,
+    /// Run across N processes (timely), each started with its own --process
+    #[arg(short = 'n', long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_PROCESSES))]
+    pub processes: u64,
+    /// This process's index, 0 to N-1; process 0 prints the results
+    #[arg(short = 'p', long, value_name = "I", default_value_t = 0)]
+    pub process: u64,
+    /// The processes' addresses (host:port), one a line [default: localhost:2101...]
+    #[arg(long, value_name = "FILE")]
+    pub hostfile: Option<PathBuf>,
+}
+
+/// What the engine gets from [`EngineArgs`].
+#[derive(Clone, Debug)]
+pub struct Engine {
+    pub workers: usize,
+    pub timely_args: Vec<String>,
+    /// This process's index (results are printed by process 0 only).
+    pub process: usize,
+}
+
+impl Engine {
+    /// Whether this process prints results and writes files.
+    pub fn prints(&self) -> bool {
+        self.process == 0
     }
 }
 
-impl Args {
-    pub fn parse(argv: &[String]) -> Result<Args, String> {
-        let mut a = Args {
-            positional: Vec::new(),
-            values: HashMap::new(),
-            flags: Vec::new(),
-        };
-        let mut i = 0;
-        while i < argv.len() {
-            let s = &argv[i];
-            if s.starts_with('-') && s != "-" {
-                let (name, inline) = match s.split_once('=') {
-                    Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
-                    _ => (s.clone(), None),
-                };
-                if VALUED.contains(&name.as_str()) {
-                    let v = match inline {
-                        Some(v) => v,
-                        None => {
-                            i += 1;
-                            argv.get(i)
-                                .cloned()
-                                .ok_or_else(|| format!("option {name} needs a value"))?
-                        }
-                    };
-                    a.values
-                        .entry(canonical(&name).to_string())
-                        .or_default()
-                        .push(v);
-                } else {
-                    a.flags.push(name);
-                }
-            } else {
-                a.positional.push(s.clone());
+impl EngineArgs {
+    /// The engine settings, `default_workers` unless `-w` says otherwise. Checks the
+    /// process options together: the index is below the count, and a host file is
+    /// readable and names at least that many processes.
+    pub fn config(&self, default_workers: usize) -> Result<Engine, CliError> {
+        let n = self.processes;
+        if self.process >= n {
+            return Err(CliError::usage(format!(
+                "--process {} is out of range: with --processes {n} the index is 0 to {}",
+                self.process,
+                n - 1
+            )));
+        }
+        let mut timely_args = Vec::new();
+        if let Some(file) = &self.hostfile {
+            if n < 2 {
+                return Err(CliError::usage(
+                    "--hostfile needs --processes 2 or more".to_string(),
+                ));
             }
-            i += 1;
-        }
-        Ok(a)
-    }
-    pub fn flag(&self, name: &str) -> bool {
-        self.flags.iter().any(|f| f == name)
-    }
-    pub fn value(&self, name: &str) -> Option<&str> {
-        self.values
-            .get(name)
-            .and_then(|v| v.last())
-            .map(|s| s.as_str())
-    }
-    pub fn values(&self, name: &str) -> Vec<String> {
-        self.values.get(name).cloned().unwrap_or_default()
-    }
-    pub fn number<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, String> {
-        match self.value(name) {
-            None => Ok(default),
-            Some(v) => v
-                .parse()
-                .map_err(|_| format!("option {name}: '{v}' is not a valid number")),
-        }
-    }
-    /// Flags not in `known`: an error naming the first.
-    pub fn reject_unknown(&self, known: &[&str]) -> Result<(), String> {
-        match self.flags.iter().find(|f| !known.contains(&f.as_str())) {
-            Some(f) => Err(format!("unknown option '{f}'")),
-            None => Ok(()),
-        }
-    }
-    /// Engine settings shared by every command (one worker unless `-w` says otherwise).
-    pub fn engine_config(&self) -> Result<sudolog::session::Config, String> {
-        self.engine_config_with(1)
-    }
-
-    /// Engine settings with every available core as the default worker count.
-    pub fn engine_config_all_cores(&self) -> Result<sudolog::session::Config, String> {
-        self.engine_config_with(
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1),
-        )
-    }
-
-    fn engine_config_with(&self, workers: usize) -> Result<sudolog::session::Config, String> {
-        let mut c = sudolog::session::Config {
-            workers: self.number("--workers", workers)?,
-            ..Default::default()
-        };
-        if c.workers == 0 {
-            return Err("option --workers: at least 1".into());
-        }
-        for (long, short) in [
-            ("--processes", "-n"),
-            ("--process", "-p"),
-            ("--hostfile", "-h"),
-        ] {
-            if let Some(v) = self.value(long) {
-                c.timely_args.push(short.to_string());
-                c.timely_args.push(v.to_string());
+            let text = read_hostfile(file)?;
+            let hosts = text.lines().filter(|l| !l.trim().is_empty()).count();
+            if (hosts as u64) < n {
+                return Err(CliError::usage(format!(
+                    "--hostfile {} names {hosts} process(es); --processes {n} needs {n}",
+                    file.display()
+                )));
             }
         }
-        Ok(c)
+        if n > 1 {
+            timely_args.extend(["-n".to_string(), n.to_string()]);
+            timely_args.extend(["-p".to_string(), self.process.to_string()]);
+            if let Some(file) = &self.hostfile {
+                timely_args.extend(["-h".to_string(), file.display().to_string()]);
+            }
+        }
+        Ok(Engine {
+            workers: self.workers.map_or(default_workers, |w| w as usize),
+            timely_args,
+            process: self.process as usize,
+        })
     }
-    /// The same options with other positionals.
-    pub fn with_positional(&self, positional: Vec<String>) -> Args {
-        Args {
-            positional,
-            values: self.values.clone(),
-            flags: self.flags.clone(),
+}
+
+/// A host file's text: a regular file of bounded size.
+fn read_hostfile(file: &std::path::Path) -> Result<String, CliError> {
+    let cannot = |why: String| CliError::usage(format!("--hostfile {}: {why}", file.display()));
+    let meta = std::fs::metadata(file).map_err(|e| cannot(e.to_string()))?;
+    if !meta.is_file() || meta.len() > 1 << 20 {
+        return Err(cannot(
+            "not a host file (a regular file of host:port lines)".into(),
+        ));
+    }
+    std::fs::read_to_string(file).map_err(|e| cannot(e.to_string()))
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// The program
+    #[arg(value_name = "PROGRAM.dl")]
+    pub program: String,
+    /// Where the .input relations' .facts files are
+    #[arg(short = 'F', long, value_name = "DIR", default_value = ".")]
+    pub facts: PathBuf,
+    /// Where the .output relations' .csv files go; - prints them
+    #[arg(short = 'D', long, value_name = "DIR|-", default_value = ".")]
+    pub output: String,
+    /// Time and size of the evaluation, on stderr
+    #[arg(long)]
+    pub stats: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct CheckArgs {
+    /// The program files (read as one program)
+    #[arg(value_name = "PROGRAM.dl", required = true)]
+    pub programs: Vec<String>,
+    /// Plan without explain events
+    #[arg(long)]
+    pub no_explain: bool,
+}
+
+/// The rule program a Sudoku command runs.
+#[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Rules")]
+pub struct RulesArgs {
+    /// Replace the built-in rules with these program files (repeatable)
+    #[arg(long, value_name = "FILE")]
+    pub rules: Vec<String>,
+    /// The light rule set (datalog/fast.dl)
+    #[arg(long, conflicts_with = "rules")]
+    pub fast: bool,
+}
+
+/// How the search goes.
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct SearchArgs {
+    /// Logic only: no guessing
+    #[arg(long)]
+    pub no_search: bool,
+    /// Stop at the first solution instead of checking for a second
+    #[arg(long)]
+    pub first: bool,
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// `GRID status` per puzzle
+    #[default]
+    Text,
+    /// JSON Lines with per-puzzle statistics
+    Json,
+}
+
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum NotationArg {
+    /// [row,col], from 0
+    #[default]
+    Drools,
+    /// r1c1, from 1
+    Rc,
+}
+
+impl From<NotationArg> for Notation {
+    fn from(n: NotationArg) -> Notation {
+        match n {
+            NotationArg::Drools => Notation::Drools,
+            NotationArg::Rc => Notation::Rc,
         }
     }
-    /// This process's index when running across processes (0 otherwise).
-    pub fn process_index(&self) -> usize {
-        self.value("--process")
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
-    }
+}
+
+#[derive(Args, Debug)]
+pub struct SolveArgs {
+    /// Puzzle files (one puzzle per line, or 9-line blocks), or any PUZZLE
+    #[arg(value_name = "PUZZLE", required = true)]
+    pub puzzles: Vec<String>,
+    #[command(flatten)]
+    pub search: SearchArgs,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    /// Puzzles solved together in one dataflow
+    #[arg(long, value_name = "N", default_value_t = 32,
+          value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub chunk: u64,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ExplainArgs {
+    pub puzzle: String,
+    /// Cell names: [row,col] (drools) or r1c1 (rc)
+    #[arg(long, value_enum, default_value_t)]
+    pub notation: NotationArg,
+    /// Logic only: no guessing
+    #[arg(long)]
+    pub no_search: bool,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct DumpArgs {
+    pub puzzle: String,
+    /// Stop the rules after K rounds
+    #[arg(long, value_name = "K")]
+    pub rounds: Option<u32>,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct ValidateArgs {
+    pub puzzle: String,
+    /// Cell names: [row,col] (drools) or r1c1 (rc)
+    #[arg(long, value_enum, default_value_t)]
+    pub notation: NotationArg,
+    /// Replace the built-in validation rules (datalog/validate.dl)
+    #[arg(long, value_name = "FILE")]
+    pub rules: Vec<String>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct EditArgs {
+    /// The puzzle to start from [default: an empty 9x9 grid]
+    pub puzzle: Option<String>,
+    /// Cell names: [row,col] (drools) or r1c1 (rc)
+    #[arg(long, value_enum, default_value_t)]
+    pub notation: NotationArg,
+    /// Write each scripted command into the output, after the prompt
+    #[arg(long)]
+    pub echo: bool,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BenchCommand {
+    /// Transitive closure of a random graph: from scratch, then one-edge updates
+    Tc(BenchTcArgs),
+    /// Solving throughput and peak memory on a file of puzzles
+    Solve(BenchSolveArgs),
+    /// Latency of random edits, incremental beside from scratch
+    Edit(BenchEditArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct BenchTcArgs {
+    /// Nodes of the random graph
+    #[arg(long, value_name = "N", default_value_t = 1000,
+          value_parser = clap::value_parser!(u64).range(1..=i32::MAX as u64))]
+    pub nodes: u64,
+    /// Distinct random edges (self-loops included); fewer than N*N
+    #[arg(long, value_name = "M", default_value_t = 2000)]
+    pub edges: u64,
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// Single-edge inserts and deletes timed
+    #[arg(long, value_name = "K", default_value_t = 20)]
+    pub repeat: u64,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchSolveArgs {
+    /// A file of puzzles, or any PUZZLE
+    pub puzzles: String,
+    /// Solve at most N puzzles
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+    /// Puzzles solved together in one dataflow
+    #[arg(long, value_name = "N", default_value_t = 32,
+          value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub chunk: u64,
+    #[command(flatten)]
+    pub search: SearchArgs,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct BenchEditArgs {
+    /// Random edits
+    #[arg(long, value_name = "N", default_value_t = 20_000,
+          value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+    pub edits: u64,
+    #[arg(long, value_name = "S", default_value_t = 1)]
+    pub seed: u64,
+    /// Evaluate every K-th state from scratch too (0: never)
+    #[arg(long, value_name = "K", default_value_t = 10)]
+    pub scratch_every: u64,
+    #[command(flatten)]
+    pub rules: RulesArgs,
 }

@@ -10,8 +10,11 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::args::Args;
-use super::sudoku::{program, program_name};
+use super::args::{BenchCommand, BenchEditArgs, BenchSolveArgs, BenchTcArgs};
+use super::error::{self, CliError};
+use super::progress;
+use super::puzzles;
+use super::rules::{program, program_name, require, solving, CANDIDATES, EDIT, STATUS};
 use sudolog::check::check_str;
 use sudolog::session::{Config, Observe, Session};
 use sudolog::sudoku::rules::Builtin;
@@ -61,29 +64,67 @@ fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1000.0)
 }
 
-fn tc(args: &Args) -> Result<i32, String> {
-    let nodes: u64 = args.number("--nodes", 1000)?;
-    let edges: usize = args.number("--edges", 2000)?;
-    let seed: u64 = args.number("--seed", 1)?;
-    let repeat: usize = args.number("--repeat", 20)?;
-    let program = Arc::new(check_str("tc.dl", TC).map_err(|d| d.to_string())?);
-    let edge = program.relation("edge").unwrap();
-    let path = program.relation("path").unwrap();
+/// The graph's size, checked: at least one node, and room for the edges and for
+/// the `repeat` new edges the updates need (edges are distinct ordered pairs,
+/// self-loops included, so at most N*N of them).
+fn check_graph(args: &BenchTcArgs) -> Result<(), CliError> {
+    let pairs = (args.nodes as u128) * (args.nodes as u128);
+    let room = if args.repeat > 0 { pairs - 1 } else { pairs };
+    if args.edges as u128 > room {
+        return Err(CliError::usage(format!(
+            "--edges {}: a graph of {} node(s) has {pairs} distinct edges{}; give at most {room}",
+            args.edges,
+            args.nodes,
+            if args.repeat > 0 {
+                " and the updates need one more"
+            } else {
+                ""
+            }
+        )));
+    }
+    if args.edges > 100_000_000 {
+        return Err(CliError::usage(format!(
+            "--edges {}: at most 100000000",
+            args.edges
+        )));
+    }
+    Ok(())
+}
+
+fn tc(args: &BenchTcArgs) -> Result<u8, CliError> {
+    check_graph(args)?;
+    let (nodes, edges, seed, repeat) = (
+        args.nodes,
+        args.edges as usize,
+        args.seed,
+        args.repeat as usize,
+    );
+    let engine = args.engine.config(1)?;
+    let program = Arc::new(check_str("tc.dl", TC).map_err(|d| CliError::Program(d.to_string()))?);
+    let rel = |name: &str| {
+        program
+            .relation(name)
+            .ok_or_else(|| CliError::Engine(format!("benches/tc.dl has no '{name}'")))
+    };
+    let (edge, path) = (rel("edge")?, rel("path")?);
     let mut graph = graph::RandomGraph::new(nodes, edges, seed);
     let config = |w: usize| Config {
         workers: w,
+        timely_args: engine.timely_args.clone(),
         observe: Observe::Relations(vec![path]),
         ..Default::default()
     };
-    let workers = args.engine_config()?.workers;
+    let workers = engine.workers;
     println!("transitive closure: {nodes} nodes, {edges} edges (seed {seed}), {workers} worker(s)");
-    let mut session = Session::new(program.clone(), config(workers))?;
+    let bar = progress::spinner("from scratch");
+    let mut session = Session::new(program.clone(), config(workers)).map_err(error::engine)?;
     let start = Instant::now();
     for &(a, b) in &graph.edges {
-        session.insert(edge, &[a, b])?;
+        session.insert(edge, &[a, b]).map_err(error::engine)?;
     }
-    session.commit()?;
+    session.commit().map_err(error::engine)?;
     let scratch = start.elapsed();
+    bar.finish_and_clear();
     let paths = session.len(path);
     println!(
         "from scratch: {} for {paths} paths; peak memory {:.0} MiB",
@@ -93,26 +134,32 @@ fn tc(args: &Args) -> Result<i32, String> {
     // Single-edge updates: insert a new edge, then delete it again.
     let (mut ins, mut del) = (Vec::new(), Vec::new());
     let mut changed = 0;
+    let bar = progress::counter(Some(repeat as u64), "updates");
     for _ in 0..repeat {
+        bar.inc(1);
         let e = graph.new_edge();
-        session.insert(edge, &[e.0, e.1])?;
-        let c = session.commit()?;
+        session.insert(edge, &[e.0, e.1]).map_err(error::engine)?;
+        let c = session.commit().map_err(error::engine)?;
         changed += c.changes.len();
         ins.push(c.elapsed);
-        session.retract(edge, &[e.0, e.1])?;
-        del.push(session.commit()?.elapsed);
+        session.retract(edge, &[e.0, e.1]).map_err(error::engine)?;
+        del.push(session.commit().map_err(error::engine)?.elapsed);
     }
+    bar.finish_and_clear();
     // Side by side: recomputing from scratch in a fresh session, a few times.
     let mut fresh = Vec::new();
+    let bar = progress::counter(Some(3), "recomputations");
     for _ in 0..3 {
-        let mut s = Session::new(program.clone(), config(workers))?;
+        let mut s = Session::new(program.clone(), config(workers)).map_err(error::engine)?;
         let t = Instant::now();
         for &(a, b) in &graph.edges {
-            s.insert(edge, &[a, b])?;
+            s.insert(edge, &[a, b]).map_err(error::engine)?;
         }
-        s.commit()?;
+        s.commit().map_err(error::engine)?;
         fresh.push(t.elapsed());
+        bar.inc(1);
     }
+    bar.finish_and_clear();
     let (mi, md, mf) = (median(&mut ins), median(&mut del), median(&mut fresh));
     println!(
         "insert one edge: median {} ({} changed paths on average); delete one edge: median {}",
@@ -129,48 +176,47 @@ fn tc(args: &Args) -> Result<i32, String> {
     Ok(0)
 }
 
-fn solve(args: &Args) -> Result<i32, String> {
+fn solve(args: &BenchSolveArgs) -> Result<u8, CliError> {
     use sudolog::sudoku::batch::{solve_chunk, Item, Summary};
     use sudolog::sudoku::board::{Board, Options};
-    use sudolog::sudoku::puzzle::PuzzleReader;
     use sudolog::sudoku::search::Mode;
-    let [file] = args.positional.as_slice() else {
-        return Err("bench solve FILE".into());
-    };
-    let limit: usize = args.number("--limit", usize::MAX)?;
-    let chunk: usize = args.number("--chunk", 32)?;
-    let program = program(args, Builtin::Full)?;
-    let c = args.engine_config()?;
+    let file = &args.puzzles;
+    let limit = args.limit.map_or(usize::MAX, |n| n as usize);
+    let chunk = args.chunk as usize;
+    let program = program(&args.rules, Builtin::Full)?;
+    require(&program, &solving(&args.search), "bench solve")?;
+    let c = args.engine.config(1)?;
     let mut board = Board::new(
         program,
         &Options {
             workers: c.workers,
-            timely_args: c.timely_args,
+            timely_args: c.timely_args.clone(),
             search: true,
             ..Default::default()
         },
-    )?;
+    )
+    .map_err(error::engine)?;
     let mode = Mode {
-        search: !args.flag("--no-search"),
-        first: args.flag("--first"),
+        search: !args.search.no_search,
+        first: args.search.first,
     };
-    let f = std::fs::File::open(file).map_err(|e| format!("cannot read '{file}': {e}"))?;
-    let mut reader = PuzzleReader::new(file.as_str(), std::io::BufReader::new(f))
-        .take(limit)
-        .peekable();
+    let mut reader = puzzles::open(file)?.take(limit).peekable();
     let mut summary = Summary::default();
     let start = Instant::now();
+    let bar = progress::counter((limit != usize::MAX).then_some(limit as u64), "puzzles");
     while reader.peek().is_some() {
         let items: Vec<Item> = reader.by_ref().take(chunk).collect();
-        for r in solve_chunk(&mut board, items, mode)? {
+        for r in solve_chunk(&mut board, items, mode).map_err(error::engine)? {
             summary.add(&r);
+            bar.inc(1);
         }
     }
+    bar.finish_and_clear();
     let elapsed = start.elapsed();
     println!(
         "{} ({} rules, {} worker(s), search {}, chunk {chunk}): {}; peak memory {:.0} MiB",
         file,
-        program_name(args, Builtin::Full),
+        program_name(&args.rules, Builtin::Full),
         c.workers,
         if mode.search {
             if mode.first {
@@ -195,24 +241,28 @@ pub fn rss_mib() -> f64 {
 /// Edit latency: a long random edit script, each edit's incremental commit timed,
 /// side by side with from-scratch evaluations of the same states; memory of the live
 /// session after its first 1,000 edits and after all `--edits`.
-fn edit(args: &Args) -> Result<i32, String> {
-    let n: usize = args.number("--edits", 20_000)?;
-    let seed: u64 = args.number("--seed", 1)?;
-    let every: usize = args.number("--scratch-every", 10)?;
-    let program = program(args, Builtin::Full)?;
+fn edit(args: &BenchEditArgs) -> Result<u8, CliError> {
+    let (n, seed, every) = (args.edits as usize, args.seed, args.scratch_every as usize);
+    let program = program(&args.rules, Builtin::Full)?;
+    for needs in [STATUS, CANDIDATES, EDIT] {
+        require(&program, needs, "bench edit")?;
+    }
     // Memory is read after the first 1,000 edits (or all, if fewer) and at the end.
     let warm = n.min(1000);
     let mut memory = Vec::new();
-    let (mut inc, mut scratch) =
-        sudolog::sudoku::edit::bench_edits(program, n, seed, every, |k| {
-            if k == warm || k == n {
-                memory.push((k, rss_mib(), peak_mib()));
-            }
-        })?;
+    let bar = progress::counter(Some(n as u64), "edits");
+    let (mut inc, mut scratch) = sudolog::sudoku::edit::bench_edits(program, n, seed, every, |k| {
+        bar.inc(1);
+        if k == warm || k == n {
+            memory.push((k, rss_mib(), peak_mib()));
+        }
+    })
+    .map_err(error::engine)?;
+    bar.finish_and_clear();
     let (mi, ms_) = (median(&mut inc), median(&mut scratch));
     println!(
         "edit session: {n} random edits on the 9x9 samples ({} rules, seed {seed})",
-        program_name(args, Builtin::Full)
+        program_name(&args.rules, Builtin::Full)
     );
     println!(
         "incremental: median {}, p99 {} over {} edits",
@@ -237,23 +287,11 @@ fn edit(args: &Args) -> Result<i32, String> {
     Ok(0)
 }
 
-pub fn run(args: &Args) -> Result<i32, String> {
-    let Some((what, rest)) = args.positional.split_first() else {
-        return Err("bench what? tc | solve FILE | edit".into());
-    };
-    let args = args.with_positional(rest.to_vec());
-    let flags: &[&str] = match what.as_str() {
-        "solve" => &["--fast", "--no-search", "--first"],
-        "edit" => &["--fast"],
-        _ => &[],
-    };
-    args.reject_unknown(flags)?;
-    match what.as_str() {
-        "tc" => tc(&args),
-        "solve" => solve(&args),
-        "edit" => edit(&args),
-        other => Err(format!(
-            "unknown benchmark '{other}'; use tc, solve or edit"
-        )),
+/// `sudolog bench tc | solve | edit`
+pub fn run(command: &BenchCommand) -> Result<u8, CliError> {
+    match command {
+        BenchCommand::Tc(args) => tc(args),
+        BenchCommand::Solve(args) => solve(args),
+        BenchCommand::Edit(args) => edit(args),
     }
 }

@@ -9,48 +9,50 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use super::args::Args;
+use super::args::EditArgs;
+use super::error::{self, CliError};
+use super::puzzles;
+use super::rules::{program, require, CANDIDATES, EDIT, STATUS};
 use sudolog::sudoku::board::Options;
 use sudolog::sudoku::edit::Editor;
 use sudolog::sudoku::explain::Notation;
 use sudolog::sudoku::grid::{Grid, Shape};
-use sudolog::sudoku::puzzle::parse_puzzle_arg;
-use sudolog::sudoku::rules::{self, Builtin};
+use sudolog::sudoku::rules::Builtin;
 
-/// `sudolog edit [PUZZLE] [--notation drools|rc] [--rules FILE]... [--echo]`
-pub fn run(args: &Args) -> Result<i32, String> {
-    args.reject_unknown(&["--echo"])?;
-    let notation = Notation::parse(args.value("--notation").unwrap_or("drools"))?;
-    let grid = match args.positional.as_slice() {
-        [] => Grid::empty(Shape::NINE),
-        [arg] if arg == "-" => {
-            return Err(
-                "sudolog edit reads its commands from stdin; give the PUZZLE as a file, a string or a sample name"
-                    .into(),
-            )
+/// `sudolog edit [PUZZLE] [--notation drools|rc] [--rules FILE]... [--echo]`.
+/// Duplicate givens in the PUZZLE are reported first (Drools' validation lines).
+pub fn run(args: &EditArgs) -> Result<u8, CliError> {
+    let engine = args.engine.config(1)?;
+    let notation = Notation::from(args.notation);
+    let grid = match args.puzzle.as_deref() {
+        None => Grid::empty(Shape::NINE),
+        Some("-") => {
+            return Err(CliError::usage(
+                "sudolog edit reads its commands from stdin; give the PUZZLE as a file, a string or a sample name",
+            ))
         }
-        [arg] => {
-            let mut items = parse_puzzle_arg(arg)?;
-            if items.is_empty() {
-                return Err(format!("no puzzle in '{arg}'"));
-            }
-            items.swap_remove(0).map_err(|e| e.to_string())?.grid
-        }
-        _ => return Err("sudolog edit: give at most one PUZZLE".into()),
+        Some(arg) => puzzles::one(arg, "edit")?.grid,
     };
-    let engine = args.engine_config()?;
+    let program = program(&args.rules, Builtin::Full)?;
+    for needs in [STATUS, CANDIDATES, EDIT] {
+        require(&program, needs, "edit")?;
+    }
     let opts = Options {
         workers: engine.workers,
-        timely_args: engine.timely_args,
+        timely_args: engine.timely_args.clone(),
         ..Default::default()
     };
-    let program = rules::load(&args.values("--rules"), Builtin::Full)?;
-    let mut editor = Editor::with_program(program, opts, grid, notation)?;
+    {
+        let mut out = std::io::stdout().lock();
+        super::sudoku::report_duplicates(&grid, notation, &mut out)?;
+        out.flush().map_err(error::stdout)?;
+    }
+    let mut editor = Editor::with_program(program, opts, grid, notation).map_err(error::engine)?;
 
     let stdin = std::io::stdin();
     let interactive = stdin.is_terminal();
     // A terminal echoes what is typed; a script's commands are echoed on request.
-    let echo = args.flag("--echo") && !interactive;
+    let echo = args.echo && !interactive;
     let mut input = if interactive {
         match rustyline::DefaultEditor::new() {
             Ok(rl) => Input::Terminal(rl),
@@ -62,12 +64,12 @@ pub fn run(args: &Args) -> Result<i32, String> {
     };
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let io = |e: std::io::Error| e.to_string();
+    let io = error::stdout;
     if interactive {
         writeln!(out, "sudolog edit: type help for the commands").map_err(io)?;
         out.flush().map_err(io)?;
     }
-    while let Some(line) = input.next_line(&mut out)? {
+    while let Some(line) = input.next_line(&mut out).map_err(CliError::Input)? {
         let command = line.trim();
         if echo && !command.is_empty() && !command.starts_with('#') {
             writeln!(out, "> {command}").map_err(io)?;

@@ -1,76 +1,48 @@
-//! Command-line front end: argument parsing and dispatch to the commands.
+//! The `sudolog` command: arguments ([`args`], clap), then one command. Each command
+//! returns its exit status (0 all ran, 1 some input failed) or a [`CliError`]
+//! (usage errors 2, others 1), which `main` renders once on stderr.
 
 mod args;
 mod bench;
 mod edit;
 mod engine;
+mod error;
+mod progress;
+mod puzzles;
+mod rules;
+mod solve;
 mod sudoku;
 
-use args::Args;
+use clap::Parser;
 
-const USAGE: &str = "\
-sudolog: Datalog rules compiled onto differential dataflow; Sudoku as a first domain.
+use args::{Cli, Command};
+pub use error::CliError;
 
-Usage:
-  sudolog run PROGRAM.dl [-F FACTS_DIR] [-D OUTPUT_DIR|-] [-w N] [--stats]
-  sudolog check PROGRAM.dl...
-  sudolog solve FILE... [--no-search] [--first] [--fast] [--format text|json] [--chunk N (default 32)]
-  sudolog explain PUZZLE [--notation drools|rc] [--no-search]
-  sudolog dump PUZZLE [--rounds K]
-  sudolog validate PUZZLE
-  sudolog edit [PUZZLE] [--notation drools|rc] [--echo]   (commands on stdin; type help)
-
-PUZZLE is a file, an 81-character string, - for stdin, or a sample name:
-simple, medium, hard1, hard2, hard3, hard4, broken, sdo, javadoc, 6948.
-Sudoku commands take --rules FILE (repeatable) to replace the built-in rule programs.
-  sudolog bench tc [--nodes N] [--edges M] [--seed S] [--repeat K]
-  sudolog bench solve FILE [--limit N] [--fast] [--no-search] [--first] [--chunk N (default 32)]
-  sudolog help
-
-Engine options:
-  -w, --workers N      worker threads (default 1)
-  -n, --processes N    processes (timely), with -p/--process I and -h/--hostfile FILE
-";
-
-pub fn main(argv: Vec<String>) -> i32 {
-    let Some((cmd, rest)) = argv.split_first() else {
-        eprint!("{USAGE}");
-        return 2;
-    };
-    let args = match Args::parse(rest) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("sudolog {cmd}: {e}");
-            return 2;
+/// Parses `argv` (the program name first) and runs the command. `Ok` is the exit
+/// status; help and `--version` print on stdout and are `Ok(0)`.
+pub fn main(argv: impl IntoIterator<Item = std::ffi::OsString>) -> anyhow::Result<u8> {
+    let cli = match Cli::try_parse_from(argv) {
+        Ok(cli) => cli,
+        Err(e) if e.exit_code() == 0 => {
+            e.print()?;
+            return Ok(0);
         }
+        Err(e) => return Err(CliError::Clap(e.render().to_string()).into()),
     };
-    let result = match cmd.as_str() {
-        "run" => engine::run(&args),
-        "check" => engine::check(&args),
-        "solve" => sudoku::solve(&args),
-        "explain" => sudoku::explain(&args),
-        "dump" => sudoku::dump(&args),
-        "validate" => sudoku::validate(&args),
-        "edit" => edit::run(&args),
-        "bench" => bench::run(&args),
-        "help" | "--help" | "-h" => {
-            print!("{USAGE}");
-            Ok(0)
-        }
-        other => Err(format!("unknown command '{other}'\n{USAGE}")),
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprint!(
-                "{}",
-                if e.ends_with('\n') {
-                    e
-                } else {
-                    format!("{e}\n")
-                }
-            );
-            1
-        }
-    }
+    let status = match &cli.command {
+        Command::Run(a) => engine::run(a),
+        Command::Check(a) => engine::check(a),
+        Command::Solve(a) => solve::solve(a),
+        Command::Explain(a) => sudoku::explain(a),
+        Command::Dump(a) => sudoku::dump(a),
+        Command::Validate(a) => sudoku::validate(a),
+        Command::Edit(a) => edit::run(a),
+        Command::Bench(b) => bench::run(b),
+    }?;
+    Ok(status)
+}
+
+/// The exit status for an error `main` returned: a [`CliError`]'s own, else 1.
+pub fn exit_code(e: &anyhow::Error) -> u8 {
+    e.downcast_ref::<CliError>().map_or(1, CliError::exit_code)
 }

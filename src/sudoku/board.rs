@@ -101,7 +101,16 @@ impl Rels {
             }
             Ok(r)
         };
-        let opt = |name: &str| program.relation(name);
+        // Relations the host reads when the program defines them: with their columns.
+        let opt = |name: &str, arity: usize| -> Result<Option<RelId>, String> {
+            match program.relation(name) {
+                Some(r) if program.relations[r].arity() != arity => Err(format!(
+                    "'{name}' must have {arity} columns; the rule program's has {}",
+                    program.relations[r].arity()
+                )),
+                r => Ok(r),
+            }
+        };
         Ok(Rels {
             puzzle: need("puzzle", 1)?,
             cell: need("cell", 2)?,
@@ -110,16 +119,16 @@ impl Rels {
             guess: need("guess", 3)?,
             member: need("member", 3)?,
             group: need("group", 4)?,
-            placed: opt("placed"),
-            eliminated: opt("eliminated"),
-            candidate: opt("candidate"),
-            solved: opt("solved"),
-            broken: opt("broken"),
-            invalid: opt("invalid"),
-            choice_value: opt("choice_value"),
-            empty_cell: opt("empty_cell"),
-            no_place: opt("no_place"),
-            clash: opt("clash"),
+            placed: opt("placed", 3)?,
+            eliminated: opt("eliminated", 3)?,
+            candidate: opt("candidate", 3)?,
+            solved: opt("solved", 1)?,
+            broken: opt("broken", 1)?,
+            invalid: opt("invalid", 1)?,
+            choice_value: opt("choice_value", 3)?,
+            empty_cell: opt("empty_cell", 2)?,
+            no_place: opt("no_place", 3)?,
+            clash: opt("clash", 3)?,
         })
     }
 }

@@ -175,7 +175,7 @@ fn two_workers() {
     same_csvs(&dir, &out.0);
 }
 
-/// Two processes (timely's `-n 2 -p I -h hostfile`, on loopback): process 0 writes
+/// Two processes (`-n 2 -p I --hostfile FILE`, on loopback): process 0 writes
 /// the outputs, and they equal the expected ones.
 #[test]
 fn two_processes() {
@@ -203,7 +203,7 @@ fn two_processes() {
             "2",
             "-p",
             i,
-            "-h",
+            "--hostfile",
         ]
         .iter()
         .map(|s| s.to_string())

@@ -9,6 +9,7 @@
 mod common;
 mod sudoku_common;
 
+mod cli;
 mod diagnostics;
 mod edit_property;
 mod edit_session;

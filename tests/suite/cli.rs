@@ -1,0 +1,520 @@
+//! The command line as a user meets it (issue 12): clap's help, version and usage
+//! errors per subcommand, validated process options, exit statuses (0 all ran, 1 an
+//! input failed, 2 usage), JSON Lines, PUZZLE arguments, validation on load, the
+//! `--rules` interface check and `bench tc`'s graph sizes. Every run has a time
+//! limit: a hang fails the test instead of stalling the suite.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The solution of the `hard1` sample (checked in `sudoku_samples.rs`).
+const HARD1: &str =
+    "264351987987246135153978264321867549675429813849135672712583496538694721496712358";
+/// The `simple` sample and its solution.
+const SIMPLE: &str =
+    ".568.194.9..6.5..37..493..8897.4.635..39.68..465.8.2915..269..76..5.4..9.497.835.";
+
+/// The Drools lines for the `broken` sample.
+const BROKEN_LINES: &str = "cell [0,0]: 5 has a duplicate in row 0\n\
+    cell [0,8]: 5 has a duplicate in row 0\n\
+    cell [4,0]: 8 has a duplicate in col 0\n\
+    cell [6,0]: 8 has a duplicate in col 0\n\
+    Validation complete.\n";
+
+struct Run {
+    code: i32,
+    out: String,
+    err: String,
+}
+
+/// Runs the binary in the crate root with `stdin`, killed after `limit` (a failed
+/// test, not a hung suite).
+fn run_for(args: &[&str], stdin: &str, limit: Duration) -> Run {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_sudolog"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs sudolog");
+    let mut input = child.stdin.take().unwrap();
+    let _ = input.write_all(stdin.as_bytes());
+    drop(input);
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "sudolog {args:?} still running after {limit:?}; stderr:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        out: String::from_utf8_lossy(&out.stdout).into_owned(),
+        err: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn run(args: &[&str]) -> Run {
+    run_for(args, "", Duration::from_secs(120))
+}
+
+fn run_in(args: &[&str], stdin: &str) -> Run {
+    run_for(args, stdin, Duration::from_secs(120))
+}
+
+/// A usage error: exit status 2, nothing on stdout, the message on stderr.
+fn usage_error(args: &[&str], says: &str) {
+    let r = run_for(args, "", Duration::from_secs(30));
+    assert_eq!(r.code, 2, "{args:?}: {}", r.err);
+    assert!(r.out.is_empty(), "{args:?}: {}", r.out);
+    assert!(r.err.contains(says), "{args:?}: {}", r.err);
+}
+
+/// A fresh directory under the system temp dir, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("sudolog-cli-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+    fn file(&self, name: &str, text: &str) -> String {
+        let path = self.0.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Option names (`--x`) a help text lists.
+fn options_of(help: &str) -> Vec<String> {
+    help.split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| w.starts_with("--") && w.len() > 2)
+        .map(|w| {
+            w.trim_end_matches(|c: char| !c.is_alphanumeric())
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn each_subcommand_help_lists_only_its_own_options() {
+    for (cmd, has, lacks) in [
+        (
+            vec!["solve"],
+            &[
+                "--chunk",
+                "--format",
+                "--no-search",
+                "--first",
+                "--rules",
+                "--workers",
+            ][..],
+            &["--rounds", "--edges", "--echo", "--notation"][..],
+        ),
+        (
+            vec!["dump"],
+            &["--rounds", "--rules", "--fast"],
+            &["--chunk", "--format", "--echo"],
+        ),
+        (
+            vec!["explain"],
+            &["--notation", "--no-search"],
+            &["--rounds", "--chunk", "--edges"],
+        ),
+        (
+            vec!["edit"],
+            &["--echo", "--notation"],
+            &["--chunk", "--rounds"],
+        ),
+        (
+            vec!["run"],
+            &[
+                "--facts",
+                "--output",
+                "--stats",
+                "--processes",
+                "--process",
+                "--hostfile",
+            ],
+            &["--rules", "--chunk"],
+        ),
+        (vec!["check"], &["--no-explain"], &["--workers", "--rules"]),
+        (
+            vec!["bench", "tc"],
+            &["--nodes", "--edges", "--seed", "--repeat"],
+            &["--limit", "--rules", "--edits"],
+        ),
+        (
+            vec!["bench", "solve"],
+            &["--limit", "--chunk", "--rules"],
+            &["--nodes", "--edits"],
+        ),
+        (
+            vec!["bench", "edit"],
+            &["--edits", "--scratch-every"],
+            &["--nodes", "--limit"],
+        ),
+    ] {
+        for help in ["--help", "-h"] {
+            let mut args = cmd.clone();
+            args.push(help);
+            let r = run(&args);
+            assert_eq!(r.code, 0, "{args:?}: {}", r.err);
+            let listed = options_of(&r.out);
+            for o in has {
+                assert!(
+                    listed.iter().any(|l| l == o),
+                    "{args:?} lacks {o}:\n{}",
+                    r.out
+                );
+            }
+            for o in lacks {
+                assert!(
+                    !listed.iter().any(|l| l == o),
+                    "{args:?} lists {o}:\n{}",
+                    r.out
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn version_and_top_level_help() {
+    let r = run(&["--version"]);
+    assert_eq!(r.code, 0);
+    assert_eq!(r.out, format!("sudolog {}\n", env!("CARGO_PKG_VERSION")));
+    let r = run(&["--help"]);
+    assert_eq!(r.code, 0);
+    for cmd in [
+        "run", "check", "solve", "explain", "dump", "validate", "edit", "bench",
+    ] {
+        assert!(
+            r.out.lines().any(|l| l.trim_start().starts_with(cmd)),
+            "{cmd}:\n{}",
+            r.out
+        );
+    }
+    // No command at all, or an unknown one: usage errors.
+    usage_error(&[], "Usage:");
+    usage_error(&["frobnicate"], "unrecognized subcommand 'frobnicate'");
+}
+
+#[test]
+fn options_a_subcommand_does_not_take_are_usage_errors() {
+    usage_error(
+        &["solve", "--rounds", "6", "--edges", "3", "simple"],
+        "'--rounds'",
+    );
+    usage_error(&["dump", "--chunk", "3", "simple"], "'--chunk'");
+    usage_error(&["solve", "--format", "xml", "simple"], "'xml'");
+    usage_error(&["explain", "--notation", "a1", "simple"], "'a1'");
+    usage_error(&["dump", "--rounds", "many", "simple"], "'many'");
+    usage_error(&["solve"], "PUZZLE");
+    usage_error(&["solve", "--chunk", "0", "simple"], "'0'");
+    usage_error(
+        &["solve", "--fast", "--rules", "datalog/singles.dl", "simple"],
+        "--fast",
+    );
+}
+
+/// Timely's process options are named options, checked before any engine starts.
+#[test]
+fn process_options_are_validated() {
+    usage_error(&["solve", "-w", "99999", "simple"], "99999");
+    usage_error(&["solve", "-w", "0", "simple"], "'0'");
+    usage_error(
+        &["solve", "-n", "2", "-p", "5", "simple"],
+        "--process 5 is out of range",
+    );
+    usage_error(&["solve", "-n", "0", "simple"], "'0'");
+    usage_error(&["solve", "--processes", "0", "simple"], "'0'");
+    usage_error(
+        &["run", "tests/souffle/tc/program.dl", "-D", "-", "-p", "1"],
+        "--process 1",
+    );
+    let dir = TempDir::new("hosts");
+    let hosts = dir.file("hosts.txt", "127.0.0.1:41001\n");
+    usage_error(
+        &["solve", "-n", "2", "--hostfile", &hosts, "simple"],
+        "names 1 process(es)",
+    );
+    usage_error(&["solve", "--hostfile", &hosts, "simple"], "--processes 2");
+    usage_error(
+        &["solve", "-n", "2", "--hostfile", "/no/such/hosts", "simple"],
+        "/no/such/hosts",
+    );
+}
+
+/// `solve hard1` and `solve <81 characters>`: samples and literal grids anywhere a
+/// PUZZLE is taken.
+#[test]
+fn samples_and_literal_grids_are_puzzles() {
+    let r = run(&["solve", "hard1", SIMPLE]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    let lines: Vec<&str> = r.out.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", r.out);
+    assert_eq!(lines[0], format!("{HARD1} solved"));
+    assert!(
+        lines[1].ends_with(" solved") && !lines[1].contains('.'),
+        "{}",
+        r.out
+    );
+    let r = run(&["bench", "solve", "hard1", "--no-search"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(r.out.contains("1 solved"), "{}", r.out);
+}
+
+/// Exit statuses and where errors go: a missing file, a directory and a bad puzzle
+/// line are failed inputs (1); the other inputs still get their results.
+#[test]
+fn failed_inputs_exit_1_with_errors_on_stderr() {
+    let dir = TempDir::new("inputs");
+    let d = dir.0.to_str().unwrap();
+    let r = run(&["solve", d, "simple"]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert!(
+        r.err.starts_with(&format!("error: cannot read '{d}': ")),
+        "{}",
+        r.err
+    );
+    assert_eq!(r.out.lines().count(), 1, "{}", r.out);
+    assert!(r.out.ends_with(" solved\n"), "{}", r.out);
+    assert!(r.err.contains("2 puzzles: 1 error, 1 solved"), "{}", r.err);
+    let r = run(&["solve", "/nonexistent/puzzles.txt"]);
+    assert_eq!(r.code, 1);
+    assert!(r.out.is_empty(), "{}", r.out);
+    for cmd in ["explain", "dump", "validate", "edit"] {
+        let r = run(&[cmd, d]);
+        assert_eq!(r.code, 1, "{cmd}: {}", r.err);
+        assert!(r.err.contains("is a directory"), "{cmd}: {}", r.err);
+        assert!(r.out.is_empty(), "{cmd}: {}", r.out);
+    }
+    let bad = dir.file("bad.txt", &format!("{SIMPLE}\n{}\n", &SIMPLE[..80]));
+    let r = run(&["explain", &format!("{d}/nothing.txt")]);
+    assert_eq!(r.code, 1);
+    let r = run(&["solve", &bad]);
+    assert_eq!(r.code, 1);
+    assert_eq!(r.out.lines().count(), 1);
+    assert!(
+        r.err
+            .starts_with(&format!("{bad}:2:1: error: puzzle line has 80 characters")),
+        "{}",
+        r.err
+    );
+}
+
+/// `--format json`: one JSON object per line, an input error included (`source`,
+/// `line`, `column`, `error`); never a bare text line on stdout.
+#[test]
+fn json_lines_for_results_and_input_errors() {
+    let input = format!("{SIMPLE}\n{}\n{HARD1}\n", &SIMPLE[..80]);
+    let r = run_in(
+        &["solve", "--format", "json", "-", "/nonexistent/puzzles.txt"],
+        &input,
+    );
+    assert_eq!(r.code, 1, "{}", r.err);
+    let records: Vec<serde_json::Value> = r
+        .out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(records.len(), 4, "{}", r.out);
+    assert_eq!(records[0]["status"], "solved");
+    assert_eq!(records[0]["source"], "<stdin>");
+    assert_eq!(records[0]["line"], 1);
+    assert_eq!(records[0]["puzzle"], SIMPLE);
+    assert!(records[0]["deductions"].is_object());
+    assert_eq!(records[1]["source"], "<stdin>");
+    assert_eq!(records[1]["line"], 2);
+    assert_eq!(records[1]["column"], 1);
+    assert!(
+        records[1]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("puzzle line has 80 characters"),
+        "{}",
+        r.out
+    );
+    assert_eq!(records[2]["grid"], HARD1);
+    assert_eq!(records[3]["source"], "/nonexistent/puzzles.txt");
+    assert!(records[3]["line"].is_null());
+    assert!(records[3]["error"]
+        .as_str()
+        .unwrap()
+        .contains("cannot read"));
+    // Duplicate givens come with Drools' lines.
+    let r = run(&["solve", "--format", "json", "broken"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    let rec: serde_json::Value = serde_json::from_str(r.out.trim()).unwrap();
+    assert_eq!(rec["status"], "invalid");
+    let lines: Vec<&str> = BROKEN_LINES.lines().take(4).collect();
+    assert_eq!(rec["validation"], serde_json::json!(lines));
+}
+
+/// `explain`, `dump` and `validate` on an input of several puzzles say they used
+/// the first.
+#[test]
+fn single_puzzle_commands_say_they_used_the_first() {
+    let dir = TempDir::new("several");
+    let file = dir.file("two.txt", &format!("# two\n{SIMPLE}\n{HARD1}\n"));
+    for cmd in ["explain", "dump", "validate"] {
+        let r = run(&[cmd, &file]);
+        assert_eq!(r.code, 0, "{cmd}: {}", r.err);
+        assert_eq!(
+            r.err,
+            format!("note: '{file}' holds 2 puzzles; `sudolog {cmd}` used the first ({file}:2)\n"),
+            "{cmd}"
+        );
+    }
+    // One puzzle: no note.
+    let r = run(&["validate", SIMPLE]);
+    assert_eq!(
+        (r.code, r.out.as_str(), r.err.as_str()),
+        (0, "Validation complete.\n", "")
+    );
+}
+
+/// Validation on load: duplicate givens are reported with Drools' lines before
+/// anything else, and the rules do not run on them.
+#[test]
+fn duplicate_givens_are_reported_first() {
+    let r = run(&["explain", "broken"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_eq!(
+        r.out,
+        format!("{BROKEN_LINES}Sorry - can't solve this grid.\n")
+    );
+    let r = run_in(&["edit", "broken"], "givens\nquit\n");
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(r.out.starts_with(BROKEN_LINES), "{}", r.out);
+    let r = run(&["solve", "broken"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(r.out.ends_with(" invalid\n"), "{}", r.out);
+    let located: String = BROKEN_LINES
+        .lines()
+        .take(4)
+        .map(|l| format!("broken:1: {l}\n"))
+        .collect();
+    assert!(r.err.starts_with(&located), "{}", r.err);
+    // A valid puzzle prints no validation lines.
+    let r = run(&["explain", "simple"]);
+    assert!(!r.out.contains("Validation"), "{}", r.out);
+}
+
+/// A `--rules` program that lacks what a command reads is an error naming the
+/// relation and its columns.
+#[test]
+fn rules_lacking_what_a_command_reads_are_errors() {
+    let dir = TempDir::new("rules");
+    // The singles program without its status relations.
+    let singles = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("datalog/singles.dl"),
+    )
+    .unwrap();
+    let no_status = dir.file(
+        "no_status.dl",
+        &singles.replace("#include \"status.dl\"", "").replace(
+            "#include \"grid.dl\"",
+            &format!(
+                "#include \"{}/datalog/grid.dl\"",
+                env!("CARGO_MANIFEST_DIR")
+            ),
+        ),
+    );
+    let narrow = dir.file(
+        "narrow.dl",
+        &format!(
+            "#include \"{}/datalog/grid.dl\"\n.decl placed(p: number, c: number)\nplaced(p, c) :- given(p, c, _).\n",
+            env!("CARGO_MANIFEST_DIR")
+        ),
+    );
+    for (args, says) in [
+        (
+            vec!["dump", "--rules", "datalog/validate.dl", "simple"],
+            "'placed' (3 columns)",
+        ),
+        (
+            vec!["solve", "--rules", "datalog/validate.dl", "simple"],
+            "'placed' (3 columns)",
+        ),
+        (
+            vec!["solve", "--rules", &no_status, "simple"],
+            "'solved' (1 column)",
+        ),
+        (
+            vec!["explain", "--rules", &no_status, "simple"],
+            "'solved' (1 column)",
+        ),
+        (vec!["edit", "--rules", &no_status], "'solved' (1 column)"),
+        (
+            vec!["validate", "--rules", "datalog/sudoku.dl", "simple"],
+            "'dup_row' (4 columns)",
+        ),
+        (
+            vec!["dump", "--rules", &narrow, "simple"],
+            "'placed' has 2 columns",
+        ),
+    ] {
+        let r = run(&args);
+        assert_eq!(r.code, 1, "{args:?}: {}", r.err);
+        assert!(r.out.is_empty(), "{args:?}: {}", r.out);
+        assert!(r.err.contains(says), "{args:?}: {}", r.err);
+    }
+}
+
+/// `bench tc` graph sizes the generator cannot make are usage errors, at once.
+#[test]
+fn bench_tc_checks_the_graph_size() {
+    usage_error(&["bench", "tc", "--nodes", "0"], "'0'");
+    usage_error(
+        &["bench", "tc", "--nodes", "1", "--edges", "5"],
+        "--edges 5",
+    );
+    usage_error(
+        &["bench", "tc", "--nodes", "2", "--edges", "4"],
+        "--edges 4",
+    );
+    let r = run_for(
+        &[
+            "bench", "tc", "--nodes", "2", "--edges", "3", "--repeat", "2",
+        ],
+        "",
+        Duration::from_secs(60),
+    );
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(
+        r.out.starts_with("transitive closure: 2 nodes, 3 edges"),
+        "{}",
+        r.out
+    );
+    // Two nodes with three of the four possible edges: every pair is a path.
+    assert!(r.out.contains("for 4 paths"), "{}", r.out);
+}
+
+/// Progress is for terminals: through pipes, stderr holds the summary line alone.
+#[test]
+fn no_progress_output_without_a_terminal() {
+    let r = run(&["solve", "simple", "hard1"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert_eq!(r.err.lines().count(), 1, "{:?}", r.err);
+    assert!(r.err.starts_with("2 puzzles: 2 solved in "), "{:?}", r.err);
+    assert!(!r.err.contains('\r'), "{:?}", r.err);
+}
