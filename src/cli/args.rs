@@ -88,9 +88,23 @@ pub struct Engine {
     pub timely_args: Vec<String>,
     /// This process's index (results are printed by process 0 only).
     pub process: usize,
+    /// How many processes take part.
+    pub processes: usize,
 }
 
 impl Engine {
+    /// Refuses the search across processes: the search reads the rules' results,
+    /// which reach process 0 only, so the other processes cannot follow its guesses
+    /// (they would wait for each other forever).
+    pub fn single_process_search(&self, search: bool) -> Result<(), CliError> {
+        if search && self.processes > 1 {
+            return Err(CliError::usage(
+                "the search cannot run across processes yet (only process 0 sees the results that choose its guesses); use --no-search, or one process with -w N",
+            ));
+        }
+        Ok(())
+    }
+
     /// Whether this process prints results and writes files.
     pub fn prints(&self) -> bool {
         self.process == 0
@@ -137,6 +151,7 @@ impl EngineArgs {
             workers: self.workers.map_or(default_workers, |w| w as usize),
             timely_args,
             process: self.process as usize,
+            processes: n as usize,
         })
     }
 }

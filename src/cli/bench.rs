@@ -117,7 +117,10 @@ fn tc(args: &BenchTcArgs) -> Result<u8, CliError> {
     let workers = engine.workers;
     println!("transitive closure: {nodes} nodes, {edges} edges (seed {seed}), {workers} worker(s)");
     let bar = progress::spinner("from scratch");
-    let mut session = Session::new(program.clone(), config(workers)).map_err(error::engine)?;
+    let mut session = super::stdio::to_stderr(engine.processes > 1, || {
+        Session::new(program.clone(), config(workers))
+    })
+    .map_err(error::engine)?;
     let start = Instant::now();
     for &(a, b) in &graph.edges {
         session.insert(edge, &[a, b]).map_err(error::engine)?;
@@ -150,7 +153,10 @@ fn tc(args: &BenchTcArgs) -> Result<u8, CliError> {
     let mut fresh = Vec::new();
     let bar = progress::counter(Some(3), "recomputations");
     for _ in 0..3 {
-        let mut s = Session::new(program.clone(), config(workers)).map_err(error::engine)?;
+        let mut s = super::stdio::to_stderr(engine.processes > 1, || {
+            Session::new(program.clone(), config(workers))
+        })
+        .map_err(error::engine)?;
         let t = Instant::now();
         for &(a, b) in &graph.edges {
             s.insert(edge, &[a, b]).map_err(error::engine)?;
@@ -186,15 +192,19 @@ fn solve(args: &BenchSolveArgs) -> Result<u8, CliError> {
     let program = program(&args.rules, Builtin::Full)?;
     require(&program, &solving(&args.search), "bench solve")?;
     let c = args.engine.config(1)?;
-    let mut board = Board::new(
-        program,
-        &Options {
-            workers: c.workers,
-            timely_args: c.timely_args.clone(),
-            search: true,
-            ..Default::default()
-        },
-    )
+    c.single_process_search(!args.search.no_search)?;
+    let multi = c.processes > 1;
+    let mut board = super::stdio::to_stderr(multi, || {
+        Board::new(
+            program,
+            &Options {
+                workers: c.workers,
+                timely_args: c.timely_args.clone(),
+                search: true,
+                ..Default::default()
+            },
+        )
+    })
     .map_err(error::engine)?;
     let mode = Mode {
         search: !args.search.no_search,

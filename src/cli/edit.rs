@@ -47,7 +47,10 @@ pub fn run(args: &EditArgs) -> Result<u8, CliError> {
         super::sudoku::report_duplicates(&grid, notation, &mut out)?;
         out.flush().map_err(error::stdout)?;
     }
-    let mut editor = Editor::with_program(program, opts, grid, notation).map_err(error::engine)?;
+    let mut editor = super::stdio::to_stderr(engine.processes > 1, || {
+        Editor::with_program(program, opts, grid, notation)
+    })
+    .map_err(error::engine)?;
 
     let stdin = std::io::stdin();
     let interactive = stdin.is_terminal();

@@ -57,7 +57,10 @@ pub fn run(args: &RunArgs) -> Result<u8, CliError> {
     };
     let start = std::time::Instant::now();
     let bar = progress::spinner(format!("evaluating {}", args.program));
-    let mut session = Session::new(program.clone(), config).map_err(error::engine)?;
+    let mut session = super::stdio::to_stderr(engine.processes > 1, || {
+        Session::new(program.clone(), config)
+    })
+    .map_err(error::engine)?;
     for (rel, r) in program.relations.iter().enumerate() {
         if r.input {
             let rows = sudolog::facts::read_facts(&program, rel, &args.facts, session.symbols())

@@ -11,6 +11,7 @@ mod progress;
 mod puzzles;
 mod rules;
 mod solve;
+mod stdio;
 mod sudoku;
 
 use clap::Parser;

@@ -140,6 +140,7 @@ impl Sink {
 pub fn solve(args: &SolveArgs) -> Result<u8, CliError> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let engine = args.engine.config(cores)?;
+    engine.single_process_search(!args.search.no_search)?;
     let program = program(&args.rules, Builtin::Full)?;
     require(&program, &solving(&args.search), "solve")?;
     let opts = Options {
@@ -149,7 +150,8 @@ pub fn solve(args: &SolveArgs) -> Result<u8, CliError> {
         explain: args.format == Format::Json,
         ..Default::default()
     };
-    let mut board = Board::new(program, &opts).map_err(error::engine)?;
+    let mut board = super::stdio::to_stderr(engine.processes > 1, || Board::new(program, &opts))
+        .map_err(error::engine)?;
     let mode = Mode {
         search: !args.search.no_search,
         first: args.search.first,

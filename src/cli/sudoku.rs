@@ -34,6 +34,7 @@ pub(super) fn report_duplicates(
 /// deduction and guess in order, then the solution or where the rules stopped.
 pub fn explain(args: &ExplainArgs) -> Result<u8, CliError> {
     let engine = args.engine.config(1)?;
+    engine.single_process_search(!args.no_search)?;
     let puzzle = puzzles::one(&args.puzzle, "explain")?;
     let notation = Notation::from(args.notation);
     let program = program(&args.rules, Builtin::Full)?;
@@ -59,7 +60,8 @@ pub fn explain(args: &ExplainArgs) -> Result<u8, CliError> {
         search: true,
         ..Default::default()
     };
-    let mut board = Board::new(program, &opts).map_err(error::engine)?;
+    let mut board = super::stdio::to_stderr(engine.processes > 1, || Board::new(program, &opts))
+        .map_err(error::engine)?;
     board.add(0, &puzzle.grid).map_err(error::engine)?;
     let mode = Mode {
         search: !args.no_search,
@@ -141,7 +143,8 @@ pub fn dump(args: &DumpArgs) -> Result<u8, CliError> {
         max_rounds: args.rounds,
         ..Default::default()
     };
-    let mut board = Board::new(program, &opts).map_err(error::engine)?;
+    let mut board = super::stdio::to_stderr(engine.processes > 1, || Board::new(program, &opts))
+        .map_err(error::engine)?;
     board.add(0, &puzzle.grid).map_err(error::engine)?;
     board.commit().map_err(error::engine)?;
     let v = board

@@ -518,3 +518,50 @@ fn no_progress_output_without_a_terminal() {
     assert!(r.err.starts_with("2 puzzles: 2 solved in "), "{:?}", r.err);
     assert!(!r.err.contains('\r'), "{:?}", r.err);
 }
+
+/// Several processes: process 0 prints each result once, complete; process 1
+/// prints nothing (no `stalled` lines, no summary). The search, which only process
+/// 0 could follow, is refused across processes rather than left to hang.
+#[test]
+fn across_processes_results_are_printed_once() {
+    let dir = TempDir::new("processes");
+    let base = 44_000 + (std::process::id() % 1000) as u16 * 2;
+    let hosts = dir.file(
+        "hosts.txt",
+        &format!("127.0.0.1:{}\n127.0.0.1:{}\n", base, base + 1),
+    );
+    let args = |i: &'static str| -> Vec<String> {
+        let mut a: Vec<String> = ["solve", "--no-search", "-w", "1", "-n", "2", "-p", i]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        a.extend([
+            "--hostfile".into(),
+            hosts.clone(),
+            "simple".into(),
+            "hard2".into(),
+        ]);
+        a
+    };
+    let a1 = args("1");
+    let p1 = std::thread::spawn(move || {
+        let a: Vec<&str> = a1.iter().map(|s| s.as_str()).collect();
+        run_for(&a, "", Duration::from_secs(300))
+    });
+    let a0 = args("0");
+    let a: Vec<&str> = a0.iter().map(|s| s.as_str()).collect();
+    let r0 = run_for(&a, "", Duration::from_secs(300));
+    let r1 = p1.join().unwrap();
+    assert_eq!(r0.code, 0, "{}", r0.err);
+    assert_eq!(r1.code, 0, "{}", r1.err);
+    let lines: Vec<&str> = r0.out.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", r0.out);
+    assert!(lines.iter().all(|l| l.ends_with(" solved")), "{}", r0.out);
+    assert!(r0.err.contains("2 puzzles: 2 solved"), "{}", r0.err);
+    assert!(r1.out.is_empty(), "{}", r1.out);
+    assert!(!r1.err.contains("puzzles:"), "{}", r1.err);
+    usage_error(
+        &["solve", "-n", "2", "-p", "1", "simple"],
+        "cannot run across processes",
+    );
+}
