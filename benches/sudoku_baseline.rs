@@ -4,7 +4,9 @@
 //! `cargo bench --bench sudoku_baseline [-- WORKERS [FILE [LIMIT]]]` (defaults: 1
 //! worker, `tests/data/kaggle_300.txt`, all of it). Both sides take the puzzles in
 //! chunks of 32, each chunk in a fresh dataflow run to its fixpoint, no search, and
-//! must leave the same puzzles solved. The hand-written side keeps the geometry as
+//! must leave the same puzzles solved. Both use the batch idiom (a fresh dataflow per
+//! chunk whose loop rounds are totally ordered: `distinct_total`, `count_total`;
+//! sudolog's batch rendering). The hand-written side keeps the geometry as
 //! global static collections (`peer`, `member`) and rows as small tuples; sudolog
 //! has geometry as per-puzzle facts, `[i32; 8]` rows and an interpreted plan. The
 //! ratio says what the engine adds to differential dataflow, and the hand-written
@@ -15,7 +17,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use differential_dataflow::input::Input;
-use differential_dataflow::operators::iterate::Iterate;
+use differential_dataflow::operators::iterate::VecVariable;
+use differential_dataflow::operators::{CountTotal, ThresholdTotal};
 use sudolog::sudoku::batch::solve_chunk;
 use sudolog::sudoku::board::{Board, Options};
 use sudolog::sudoku::puzzle::PuzzleReader;
@@ -65,11 +68,14 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
                     let all = ids.flat_map(|p| {
                         (0..81u8).flat_map(move |c| (1..=9u8).map(move |v| ((p, c, v), ())))
                     });
-                    let placed = given.clone().iterate(|inner_scope, placed| {
-                        let given = given.clone().enter(inner_scope);
-                        let all = all.clone().enter(inner_scope);
-                        let peer = peer.clone().enter(inner_scope).arrange_by_key();
-                        let member = member.clone().enter(inner_scope).arrange_by_key();
+                    // Rounds totally ordered (batch idiom): `distinct_total` and
+                    // `count_total` instead of replaying each key's history.
+                    let placed = scope.scoped::<(u64, u32), _, _>("Batch", |inner| {
+                        let given = given.clone().enter(inner);
+                        let all = all.clone().enter(inner);
+                        let peer = peer.clone().enter(inner).arrange_by_key();
+                        let member = member.clone().enter(inner).arrange_by_key();
+                        let (var, placed) = VecVariable::new(inner, (0, 1));
                         // A placed value leaves its peers and the other values its cell.
                         let elim = placed
                             .clone()
@@ -78,13 +84,13 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
                             .concat(placed.clone().flat_map(|(p, c, v)| {
                                 (1..=9u8).filter(move |&w| w != v).map(move |w| (p, c, w))
                             }))
-                            .distinct();
+                            .distinct_total();
                         let cand = all.antijoin(elim).map(|(pcv, ())| pcv);
                         // Naked single: one candidate left in a cell.
                         let naked = cand
                             .clone()
                             .map(|(p, c, _)| (p, c))
-                            .count()
+                            .count_total()
                             .filter(|(_, n)| *n == 1)
                             .map(|(pc, _)| (pc, ()))
                             .join_map(
@@ -101,7 +107,9 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
                                 }
                             })
                             .map(|((p, _g, v), c)| (p, c, v));
-                        given.concat(naked).concat(hidden).distinct()
+                        let next = given.concat(naked).concat(hidden).distinct_total();
+                        var.set(next.clone());
+                        next.leave(scope)
                     });
                     let probe = placed
                         .inspect(move |((p, _, _), _, d)| {
@@ -161,6 +169,7 @@ fn sudolog_engine(file: &str, limit: usize, workers: usize) -> (usize, Duration)
     let opts = Options {
         workers,
         search: true,
+        batch: true,
         ..Default::default()
     };
     let mut board = Board::new(program, &opts).expect("engine starts");

@@ -182,6 +182,9 @@ pub struct RunArgs {
     /// Time and size of the evaluation, on stderr
     #[arg(long)]
     pub stats: bool,
+    /// Per rule: rows derived, rounds fired, time in its operators (stderr)
+    #[arg(long)]
+    pub profile: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
 }
@@ -260,6 +263,9 @@ pub struct SolveArgs {
     #[arg(long, value_name = "N", default_value_t = 32,
           value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub chunk: u64,
+    /// Per rule: rows derived, rounds fired, time in its operators (stderr)
+    #[arg(long)]
+    pub profile: bool,
     #[command(flatten)]
     pub rules: RulesArgs,
     #[command(flatten)]

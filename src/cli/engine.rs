@@ -49,10 +49,15 @@ pub fn run(args: &RunArgs) -> Result<u8, CliError> {
             )));
         }
     }
+    // One evaluation that only adds facts: the batch rendering, and no list of
+    // changes (the outputs are read from the session's contents).
     let config = sudolog::session::Config {
         workers: engine.workers,
         timely_args: engine.timely_args.clone(),
         observe: Observe::Outputs,
+        batch: true,
+        changes: false,
+        profile: args.profile,
         ..Default::default()
     };
     let start = std::time::Instant::now();
@@ -72,6 +77,10 @@ pub fn run(args: &RunArgs) -> Result<u8, CliError> {
     }
     let commit = session.commit().map_err(error::engine)?;
     bar.finish_and_clear();
+    if args.profile {
+        let costs = session.profile().map_err(error::engine)?;
+        eprint!("{}", super::profile::table(&program, &costs));
+    }
     if !engine.prints() {
         return Ok(0);
     }
@@ -80,7 +89,7 @@ pub fn run(args: &RunArgs) -> Result<u8, CliError> {
         eprintln!(
             "evaluated in {:.3} s ({} changes)",
             start.elapsed().as_secs_f64(),
-            commit.changes.len()
+            commit.changed
         );
     }
     Ok(0)

@@ -7,6 +7,7 @@ mod bench;
 mod edit;
 mod engine;
 mod error;
+mod profile;
 mod progress;
 mod puzzles;
 mod rules;

@@ -148,6 +148,9 @@ pub fn solve(args: &SolveArgs) -> Result<u8, CliError> {
         timely_args: engine.timely_args.clone(),
         search: true,
         explain: args.format == Format::Json,
+        // Logic only adds facts: the faster batch rendering (search retracts guesses).
+        batch: args.search.no_search,
+        profile: args.profile,
         ..Default::default()
     };
     let mut board = super::stdio::to_stderr(engine.processes > 1, || Board::new(program, &opts))
@@ -207,6 +210,10 @@ pub fn solve(args: &SolveArgs) -> Result<u8, CliError> {
         }
     }
     bar.finish_and_clear();
+    if args.profile {
+        let costs = board.profile().map_err(error::engine)?;
+        eprint!("{}", super::profile::table(board.program(), &costs));
+    }
     if sink.prints {
         eprintln!("{}", summary.line(start.elapsed()));
     }

@@ -18,17 +18,15 @@ use differential_dataflow::operators::iterate::VecVariable;
 use differential_dataflow::{AsCollection, VecCollection as Collection};
 use timely::dataflow::operators::vec::{Filter, Map};
 use timely::dataflow::Scope;
-use timely::order::Product;
 
 use super::pipeline::{render_rule, Env};
 use super::row::{row, Row};
+use super::time::Rounds;
 use crate::check::ir::{RelId, Value};
 use crate::plan::RulePlan;
 
-type Inner = Product<u64, u64>;
-
 /// (fact, [tier]) pairs: derivations tagged with the tier of their rule.
-type Tagged<'s> = Collection<'s, Inner, (Row, Row)>;
+type Tagged<'s, R> = Collection<'s, R, (Row, Row)>;
 /// (head, [rule, bindings...]) pairs: explained derivations.
 type Explained<'s, T> = Collection<'s, T, (Row, Row)>;
 /// A relation leaving a block: its final contents, and tagged with first rounds.
@@ -79,34 +77,40 @@ fn instance_tier(instance: &Row, tier: Value, keyed: bool) -> Row {
 }
 
 /// Drops differences at rounds >= `limit`, so a variable stops after `limit` rounds.
-fn limit<'s, D: Clone + 'static>(
-    c: Collection<'s, Inner, D>,
+fn limit<'s, R: Rounds, D: Clone + 'static>(
+    c: Collection<'s, R, D>,
     limit: Option<u32>,
-) -> Collection<'s, Inner, D> {
+) -> Collection<'s, R, D> {
     match limit {
         None => c,
         Some(k) => c
             .inner
-            .filter(move |(_, t, _)| t.inner < k as u64)
+            .filter(move |(_, t, _)| t.round() < k)
             .as_collection(),
     }
 }
 
-pub fn render_block<'s>(
+/// Renders a block in a scope of its own whose rounds are timed by `R` (see
+/// [`super::time`]: incremental or batch).
+pub fn render_block<'s, R: Rounds>(
     env: &mut Env<'s, u64>,
     scope: Scope<'s, u64>,
     inputs: &HashMap<RelId, Collection<'s, u64, Row>>,
     spec: BlockSpec<'_>,
 ) -> BlockOut<'s> {
-    scope.iterative::<u64, _, _>(|inner| {
-        let mut ienv = Env::new(env.unit.clone().enter(inner), env.arities.clone());
+    scope.scoped::<R, _, _>(R::NAME, |inner| {
+        let mut ienv = Env::new(
+            env.unit.clone().enter(inner),
+            env.arities.clone(),
+            env.profile.clone(),
+        );
         for r in &spec.reads {
             ienv.rels.insert(*r, env.rels[r].clone().enter(inner));
         }
-        let step = Product::new(Default::default(), 1);
+        let step = R::step();
         let mut vars = Vec::new();
         for &s in spec.state {
-            let (var, cur) = VecVariable::<Inner, Row, isize>::new(inner, step);
+            let (var, cur) = VecVariable::<R, Row, isize>::new(inner, step.clone());
             ienv.rels.insert(s, cur.clone());
             vars.push((s, var, cur));
         }
@@ -122,14 +126,14 @@ pub fn render_block<'s>(
                 parts.pop().unwrap()
             } else {
                 parts.push(inputs[v].clone().enter(inner));
-                concatenate(inner, parts).distinct()
+                R::distinct(concatenate(inner, parts))
             };
             ienv.rels.insert(*v, coll);
         }
 
         // Derivations per (relation, tier), and explained ones per rule.
-        let mut heads: HashMap<(RelId, u32), Vec<Collection<'_, Inner, Row>>> = HashMap::new();
-        let mut explained: Vec<(RelId, u32, Explained<'_, Inner>)> = Vec::new();
+        let mut heads: HashMap<(RelId, u32), Vec<Collection<'_, R, Row>>> = HashMap::new();
+        let mut explained: Vec<(RelId, u32, Explained<'_, R>)> = Vec::new();
         for rp in spec.rules {
             let (h, ev) = render_rule(&mut ienv, rp);
             heads.entry((rp.head, rp.tier)).or_default().push(h);
@@ -148,12 +152,12 @@ pub fn render_block<'s>(
         // tier may add: a fact's tier must be the least tier with anything new for its
         // instance (one `min` per instance for the whole block, rather than an antijoin
         // per relation and tier: every operator runs in every round).
-        let mut allowed: HashMap<RelId, Collection<'_, Inner, (Row, Row)>> = HashMap::new();
-        let mut additions: HashMap<RelId, Vec<Collection<'_, Inner, Row>>> = HashMap::new();
+        let mut allowed: HashMap<RelId, Collection<'_, R, (Row, Row)>> = HashMap::new();
+        let mut additions: HashMap<RelId, Vec<Collection<'_, R, Row>>> = HashMap::new();
         if gated || !explained.is_empty() {
-            let mut new: Vec<(RelId, Tagged<'_>)> = Vec::new();
+            let mut new: Vec<(RelId, Tagged<'_, R>)> = Vec::new();
             for &s in spec.state {
-                let tagged: Vec<Collection<'_, Inner, (Row, Row)>> = spec
+                let tagged: Vec<Collection<'_, R, (Row, Row)>> = spec
                     .tiers
                     .iter()
                     .filter_map(|&t| {
@@ -226,12 +230,12 @@ pub fn render_block<'s>(
                 parts.push(cur.clone());
             }
             parts.extend(additions.remove(&s).unwrap_or_default());
-            let next = limit(concatenate(inner, parts).distinct(), spec.max_rounds);
+            let next = limit(R::distinct(concatenate(inner, parts)), spec.max_rounds);
             var.set(next);
             let tagged = cur
                 .inner
                 .clone()
-                .map(|(r, t, d): (Row, Inner, isize)| ((r, t.inner as u32), t, d))
+                .map(|(r, t, d): (Row, R, isize)| ((r, t.round()), t, d))
                 .as_collection()
                 .leave(scope);
             rels.push((s, cur.leave(scope), tagged));
@@ -252,12 +256,12 @@ pub fn render_block<'s>(
             // Explained derivations of allowed facts, by rules of the allowed tier.
             let tier_of = spec.rule_tiers.to_vec();
             // Ordered: every worker must build the same operators in the same order.
-            let mut by_rel: std::collections::BTreeMap<RelId, Vec<Explained<'_, Inner>>> =
+            let mut by_rel: std::collections::BTreeMap<RelId, Vec<Explained<'_, R>>> =
                 Default::default();
             for (s, _t, ev) in explained {
                 by_rel.entry(s).or_default().push(ev);
             }
-            let by_rel: Vec<(RelId, Vec<Explained<'_, Inner>>)> = by_rel
+            let by_rel: Vec<(RelId, Vec<Explained<'_, R>>)> = by_rel
                 .into_iter()
                 .map(|(s, evs)| {
                     let ok = allowed[&s].clone().arrange_by_key();
@@ -280,15 +284,15 @@ pub fn render_block<'s>(
                 );
                 all.push(chosen);
             }
-            let (var, acc) = VecVariable::<Inner, (Row, Row), isize>::new(inner, step);
+            let (var, acc) = VecVariable::<R, (Row, Row), isize>::new(inner, step);
             let next = limit(
-                concatenate(inner, all).concat(acc.clone()).distinct(),
+                R::distinct(concatenate(inner, all).concat(acc.clone())),
                 spec.max_rounds,
             );
             var.set(next);
             Some(
                 acc.inner
-                    .map(|(e, t, d): ((Row, Row), Inner, isize)| ((e, t.inner as u32), t, d))
+                    .map(|(e, t, d): ((Row, Row), R, isize)| ((e, t.round()), t, d))
                     .as_collection()
                     .leave(scope),
             )

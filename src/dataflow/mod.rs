@@ -6,14 +6,18 @@
 //! generating code. What flows in: one input collection per relation (facts inserted
 //! and retracted by the session). What flows out: for every observed relation its
 //! changes tagged with the round a fact first appeared, and explain events; both are
-//! routed to worker 0 and handed to the session through [`Sink`].
+//! handed to the session through each worker's [`Sink`] (routed to worker 0 first
+//! when several processes run). [`time`] holds the two renderings: incremental
+//! (product-ordered rounds) and batch (totally ordered rounds).
 //!
 //! [`Plan`]: crate::plan::Plan
 
 mod block;
 mod pipeline;
+pub mod profile;
 pub mod render;
 pub mod row;
+pub mod time;
 
 pub use render::{render, Dataflow, Outputs, Sink};
 pub use row::Row;

@@ -7,13 +7,13 @@
 
 use std::collections::HashMap;
 
-use differential_dataflow::lattice::Lattice;
 use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
 use differential_dataflow::trace::implementations::{KeySpine, ValSpine};
 use differential_dataflow::VecCollection as Collection;
-use timely::progress::Timestamp;
 
+use super::profile::ProfileCell;
 use super::row::{build, project, row, Row};
+use super::time::Time;
 use crate::check::ir::{AggFunc, RelId, Value};
 use crate::plan::{Pick, Pipeline, RulePlan, SExpr, Source, Step};
 
@@ -22,23 +22,35 @@ pub type RowArr<'s, T> = Arranged<'s, TraceAgent<ValSpine<Row, Row, T, Diff>>>;
 pub type KeyArr<'s, T> = Arranged<'s, TraceAgent<KeySpine<Row, T, Diff>>>;
 
 /// What a scope knows: relation contents and the arrangements built so far.
-pub struct Env<'s, T: Timestamp + Lattice + Ord> {
+pub struct Env<'s, T: Time> {
     pub rels: HashMap<RelId, Collection<'s, T, Row>>,
     pub arities: Vec<usize>,
     rows: HashMap<(RelId, Vec<usize>), RowArr<'s, T>>,
     keys: HashMap<(RelId, Vec<usize>), KeyArr<'s, T>>,
     pub unit: Collection<'s, T, Row>,
+    /// With `--profile`: where each rule's operators and derivations are recorded.
+    pub profile: Option<ProfileCell>,
 }
 
-impl<'s, T: Timestamp + Lattice + Ord> Env<'s, T> {
-    pub fn new(unit: Collection<'s, T, Row>, arities: Vec<usize>) -> Self {
+impl<'s, T: Time> Env<'s, T> {
+    pub fn new(
+        unit: Collection<'s, T, Row>,
+        arities: Vec<usize>,
+        profile: Option<ProfileCell>,
+    ) -> Self {
         Env {
             rels: HashMap::new(),
             arities,
             rows: HashMap::new(),
             keys: HashMap::new(),
             unit,
+            profile,
         }
+    }
+
+    /// The identifier timely gives the next operator built in this worker.
+    fn next_operator(&self) -> usize {
+        self.unit.inner.scope().worker().peek_identifier()
     }
 
     fn rel(&self, rel: RelId) -> Collection<'s, T, Row> {
@@ -76,7 +88,11 @@ impl<'s, T: Timestamp + Lattice + Ord> Env<'s, T> {
         let all = c.len() == self.arities[rel];
         let projected = self.rel(rel).map(move |r| project(&c, &r));
         // A relation is a set: projecting onto every column keeps it one.
-        let projected = if all { projected } else { projected.distinct() };
+        let projected = if all {
+            projected
+        } else {
+            T::distinct(projected)
+        };
         let a = projected.arrange_by_self_named("Keys");
         self.keys.insert((rel, cols.to_vec()), a.clone());
         a
@@ -136,10 +152,7 @@ impl Pending {
         Some(r)
     }
     /// Renders the pending stages (if any) as one operator.
-    fn render<'s, T: Timestamp + Lattice + Ord>(
-        self,
-        rows: Collection<'s, T, Row>,
-    ) -> Collection<'s, T, Row> {
+    fn render<'s, T: Time>(self, rows: Collection<'s, T, Row>) -> Collection<'s, T, Row> {
         if self.is_empty() {
             rows
         } else {
@@ -149,7 +162,7 @@ impl Pending {
 }
 
 /// Renders a pipeline. `given` feeds a `Source::Given`.
-pub fn render_pipeline<'s, T: Timestamp + Lattice + Ord>(
+pub fn render_pipeline<'s, T: Time>(
     env: &mut Env<'s, T>,
     p: &Pipeline,
     given: Option<Collection<'s, T, Row>>,
@@ -159,7 +172,7 @@ pub fn render_pipeline<'s, T: Timestamp + Lattice + Ord>(
 }
 
 /// Renders a pipeline but its trailing stateless stages, which are returned.
-fn render_lazy<'s, T: Timestamp + Lattice + Ord>(
+fn render_lazy<'s, T: Time>(
     env: &mut Env<'s, T>,
     p: &Pipeline,
     given: Option<Collection<'s, T, Row>>,
@@ -228,7 +241,7 @@ fn render_lazy<'s, T: Timestamp + Lattice + Ord>(
                 let groups = if whole {
                     rows.clone()
                 } else {
-                    rows.clone().map(move |r| project(&g, &r)).distinct()
+                    T::distinct(rows.clone().map(move |r| project(&g, &r)))
                 };
                 let body_rows = render_pipeline(env, body, Some(groups.clone()));
                 let bg = body_group.clone();
@@ -291,10 +304,20 @@ pub type RuleOutput<'s, T> = (
 );
 
 /// Renders a rule: its head rows, and with explanations (head, [rule, bindings...]).
-pub fn render_rule<'s, T: Timestamp + Lattice + Ord>(
-    env: &mut Env<'s, T>,
-    rp: &RulePlan,
-) -> RuleOutput<'s, T> {
+/// With a profile, the rule's operators and derivations are recorded.
+pub fn render_rule<'s, T: Time>(env: &mut Env<'s, T>, rp: &RulePlan) -> RuleOutput<'s, T> {
+    let first = env.next_operator();
+    let (mut heads, explained) = render_rule_body(env, rp);
+    if let Some(profile) = env.profile.clone() {
+        let (rule, cell) = (rp.rule, profile.clone());
+        heads = heads.inspect(move |(_, t, d)| cell.borrow_mut().derived(rule, t.round(), *d));
+        let ops = first..env.next_operator();
+        profile.borrow_mut().rendered(rule, ops);
+    }
+    (heads, explained)
+}
+
+fn render_rule_body<'s, T: Time>(env: &mut Env<'s, T>, rp: &RulePlan) -> RuleOutput<'s, T> {
     let (rows, pending) = render_lazy(env, &rp.body, None);
     let head = rp.head_out.clone();
     match &rp.explain {

@@ -10,17 +10,20 @@ use differential_dataflow::{AsCollection, VecCollection as Collection};
 use timely::dataflow::operators::probe::Handle as ProbeHandle;
 use timely::dataflow::operators::Exchange;
 use timely::dataflow::Scope;
+use timely::order::Product;
 
 use super::block::{render_block, BlockSpec};
 use super::pipeline::{render_rule, Env};
+use super::profile::ProfileCell;
 use super::row::Row;
+use super::time::Time;
 use crate::check::ir::{Program, RelId};
 use crate::plan::{Pipeline, Plan, RulePlan, Source, Step, StratumPlan};
 
 /// Tag of explain events in [`Update`]s (relations use their id).
 pub const EVENT: u32 = u32::MAX;
 
-/// One change seen on worker 0: a relation's fact (`binds` unused) or an event.
+/// One change a worker saw: a relation's fact (`binds` unused) or an event.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Update {
     pub tag: u32,
@@ -30,15 +33,22 @@ pub struct Update {
     pub diff: isize,
 }
 
-/// Where worker 0 collects the changes of the current commit.
+/// Where a worker collects the changes of the current commit.
 pub type Sink = Rc<RefCell<Vec<Update>>>;
 
-/// What to report.
+/// What to report, and how to render.
 #[derive(Clone, Debug)]
 pub struct Outputs {
     /// Per relation: report its changes.
     pub observe: Vec<bool>,
     pub max_rounds: Option<u32>,
+    /// Time blocks' rounds in a total order (see [`super::time`]): faster, but a
+    /// commit may only add facts.
+    pub batch: bool,
+    /// Route every change to worker 0 (needed across processes, where the session
+    /// hears only its own process's workers). Within one process each worker hands
+    /// over its own share.
+    pub gather: bool,
 }
 
 /// Handles to a rendered dataflow.
@@ -78,13 +88,15 @@ fn first_reasons<'s>(
 }
 
 /// Builds the dataflow for `plan` in `scope`; changes of observed relations and
-/// explain events go to `sink` on worker 0.
+/// explain events go to `sink` (on worker 0 when `outputs.gather`, else on the
+/// worker that computed them).
 pub fn render<'s>(
     scope: Scope<'s, u64>,
     program: &Program,
     plan: &Plan,
     outputs: &Outputs,
     sink: Sink,
+    profile: Option<ProfileCell>,
 ) -> Dataflow {
     let arities: Vec<usize> = program.relations.iter().map(|r| r.arity()).collect();
     let (unit_in, unit) = scope.new_collection::<Row, isize>();
@@ -95,7 +107,7 @@ pub fn render<'s>(
         inputs.push(i);
         input_colls.insert(r, c);
     }
-    let mut env = Env::new(unit, arities);
+    let mut env = Env::new(unit, arities, profile);
     let mut outs: Vec<Collection<'s, u64, (u32, Row, Row, u32)>> = Vec::new();
     let observe = |r: RelId| outputs.observe.get(r).copied().unwrap_or(false);
     let view_facts: Vec<RelId> = program.facts.iter().map(|(r, _)| *r).collect();
@@ -115,7 +127,7 @@ pub fn render<'s>(
                 let coll = if rules.is_empty() {
                     parts.swap_remove(0)
                 } else {
-                    concatenate(scope, parts).distinct()
+                    Time::distinct(concatenate(scope, parts))
                 };
                 if observe(*rel) {
                     let tag = *rel as u32;
@@ -152,6 +164,11 @@ pub fn render<'s>(
                 read.sort();
                 read.dedup();
                 read.retain(|r| !state.contains(r) && !views.iter().any(|(v, _)| v == r));
+                let render_block = if outputs.batch {
+                    render_block::<(u64, u32)>
+                } else {
+                    render_block::<Product<u64, u64>>
+                };
                 let out = render_block(
                     &mut env,
                     scope,
@@ -198,20 +215,22 @@ pub fn render<'s>(
     }
     env.unit.clone().probe_with(&probe);
     let sink2 = sink.clone();
-    concatenate(scope, outs)
-        .inner
-        .exchange(|_| 0)
-        .as_collection()
-        .inspect(move |((tag, row, binds, round), _t, diff)| {
-            sink2.borrow_mut().push(Update {
-                tag: *tag,
-                row: *row,
-                binds: *binds,
-                round: *round,
-                diff: *diff,
-            })
+    let outs = concatenate(scope, outs);
+    let outs = if outputs.gather {
+        outs.inner.exchange(|_| 0).as_collection()
+    } else {
+        outs
+    };
+    outs.inspect(move |((tag, row, binds, round), _t, diff)| {
+        sink2.borrow_mut().push(Update {
+            tag: *tag,
+            row: *row,
+            binds: *binds,
+            round: *round,
+            diff: *diff,
         })
-        .probe_with(&probe);
+    })
+    .probe_with(&probe);
     Dataflow {
         inputs,
         unit: unit_in,

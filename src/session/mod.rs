@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::check::ir::{Program, RelId, RelKind, Symbols, Value};
+pub use crate::dataflow::profile::RuleCost;
 use crate::dataflow::render::{Update, EVENT};
 use crate::dataflow::row::{row, Row, WIDTH};
 use crate::plan::Plan;
@@ -43,6 +44,16 @@ pub struct Config {
     pub observe: Observe,
     /// Stop every block after this many rounds.
     pub max_rounds: Option<u32>,
+    /// The batch rendering (see [`crate::dataflow::time`]): blocks' rounds totally
+    /// ordered, several times faster, but commits may only add facts (`retract`
+    /// fails; `reset` starts afresh).
+    pub batch: bool,
+    /// List each change in [`Commit::changes`] (editing sessions read them; a batch
+    /// run that reads contents afterwards saves building one record per fact).
+    pub changes: bool,
+    /// Measure each rule (see [`Session::profile`]): its operators' scheduled time,
+    /// its derivations and the rounds it fired in.
+    pub profile: bool,
 }
 
 impl Default for Config {
@@ -53,6 +64,9 @@ impl Default for Config {
             explain: false,
             observe: Observe::Outputs,
             max_rounds: None,
+            batch: false,
+            changes: true,
+            profile: false,
         }
     }
 }
@@ -80,7 +94,10 @@ pub struct Event {
 /// What one commit changed.
 #[derive(Clone, Debug, Default)]
 pub struct Commit {
+    /// Each change, when the session lists them ([`Config::changes`]).
     pub changes: Vec<Change>,
+    /// How many facts of observed relations changed (listed or not).
+    pub changed: usize,
     /// Events added (+1) and withdrawn (-1).
     pub events: Vec<(Event, isize)>,
     pub elapsed: Duration,
@@ -103,6 +120,10 @@ pub struct Session {
     events: HashMap<(RelId, Row), (usize, Row, u32)>,
     /// A worker failed: the other workers may be stuck waiting for it.
     failed: bool,
+    /// The batch rendering: only insertions.
+    batch: bool,
+    /// List changes in commits.
+    list_changes: bool,
 }
 
 impl Session {
@@ -133,6 +154,9 @@ impl Session {
         let outputs = crate::dataflow::Outputs {
             observe: observed.clone(),
             max_rounds: config.max_rounds,
+            batch: config.batch,
+            // Across processes the session hears only its own workers.
+            gather: !config.timely_args.is_empty(),
         };
         let threads = config.workers.max(1);
         let mut senders = Vec::new();
@@ -148,6 +172,7 @@ impl Session {
         let mut args = vec!["sudolog".to_string(), "-w".to_string(), threads.to_string()];
         args.extend(config.timely_args.iter().cloned());
         let (p2, plan2) = (program.clone(), plan.clone());
+        let profile = config.profile;
         let guards = timely::execute_from_args(args.into_iter(), move |w| {
             let rx = receivers.lock().unwrap()[w.index() % threads]
                 .take()
@@ -157,6 +182,7 @@ impl Session {
                 program: &p2,
                 plan: &plan2,
                 outputs: &outputs,
+                profile,
             };
             worker::run(w, &job, rx, tx);
         })?;
@@ -176,6 +202,8 @@ impl Session {
             contents: vec![BTreeMap::new(); n],
             events: HashMap::new(),
             failed: false,
+            batch: config.batch,
+            list_changes: config.changes,
         };
         s.load_program_facts();
         Ok(s)
@@ -242,6 +270,9 @@ impl Session {
     /// Takes effect at commit.
     pub fn retract(&mut self, rel: RelId, values: &[Value]) -> Result<(), String> {
         let r = self.check_row(rel, values)?;
+        if self.batch {
+            return Err("a batch session only adds facts (reset it to start again)".into());
+        }
         if self.inputs.remove(&(rel, r)) && !self.fixed.contains(&(rel, r)) {
             self.pending.push((rel, r, -1));
         }
@@ -253,7 +284,8 @@ impl Session {
         values.len() <= WIDTH && self.inputs.contains(&(rel, row(values)))
     }
 
-    /// Removes every input fact (program facts stay).
+    /// Removes every input fact (program facts stay). A batch session's next
+    /// commit then fails: `reset` it instead.
     pub fn retract_all(&mut self) {
         for (rel, r) in self.inputs.drain() {
             if !self.fixed.contains(&(rel, r)) {
@@ -275,6 +307,10 @@ impl Session {
         for _ in 0..self.senders.len() {
             match self.replies.recv() {
                 Ok(Reply::Done(mut u)) => updates.append(&mut u),
+                Ok(Reply::Profile(_)) => {
+                    self.failed = true;
+                    return Err("internal error: a profile came back for a commit".into());
+                }
                 Ok(Reply::Failed(msg)) => {
                     self.failed = true;
                     return Err(format!("internal error: a worker failed: {msg}"));
@@ -291,6 +327,9 @@ impl Session {
     /// Applies the pending inserts and retracts and runs to the fixpoint.
     pub fn commit(&mut self) -> Result<Commit, String> {
         let start = Instant::now();
+        if self.batch && self.pending.iter().any(|(_, _, d)| *d < 0) {
+            return Err("a batch session only adds facts (reset it to start again)".into());
+        }
         let batch = std::mem::take(&mut self.pending);
         self.send(Cmd::Update(Arc::new(batch)))?;
         self.epoch += 1;
@@ -357,13 +396,16 @@ impl Session {
                 } else if self.contents[rel].get(&r) == Some(&round) {
                     self.contents[rel].remove(&r);
                 }
-                let arity = self.program.relations[rel].arity();
-                commit.changes.push(Change {
-                    rel,
-                    row: r[..arity].to_vec(),
-                    round,
-                    diff,
-                });
+                commit.changed += 1;
+                if self.list_changes {
+                    let arity = self.program.relations[rel].arity();
+                    commit.changes.push(Change {
+                        rel,
+                        row: r[..arity].to_vec(),
+                        round,
+                        diff,
+                    });
+                }
             }
         }
         commit.changes.sort();
@@ -432,6 +474,37 @@ impl Session {
 
     pub fn is_observed(&self, rel: RelId) -> bool {
         self.observed[rel]
+    }
+
+    /// Per rule, what it has cost since the session started (or was last reset),
+    /// summed over the workers of this process. Empty unless [`Config::profile`].
+    pub fn profile(&mut self) -> Result<Vec<RuleCost>, String> {
+        self.send(Cmd::Profile)?;
+        let mut by_rule: BTreeMap<usize, RuleCost> = BTreeMap::new();
+        for _ in 0..self.senders.len() {
+            match self.replies.recv() {
+                Ok(Reply::Profile(costs)) => {
+                    for c in costs {
+                        by_rule
+                            .entry(c.rule)
+                            .or_insert_with(|| RuleCost {
+                                rule: c.rule,
+                                ..Default::default()
+                            })
+                            .absorb(&c);
+                    }
+                }
+                Ok(Reply::Failed(msg)) => {
+                    self.failed = true;
+                    return Err(format!("internal error: a worker failed: {msg}"));
+                }
+                _ => {
+                    self.failed = true;
+                    return Err("internal error: a worker stopped".into());
+                }
+            }
+        }
+        Ok(by_rule.into_values().collect())
     }
 
     /// All current explain events, sorted by (round, rule, head).

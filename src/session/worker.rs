@@ -9,6 +9,7 @@ use std::sync::Arc;
 use timely::worker::Worker;
 
 use crate::check::ir::{Program, RelId};
+use crate::dataflow::profile::{log_operator_times, OperatorTimes, ProfileCell, RuleCost};
 use crate::dataflow::render::{render, Dataflow, Outputs, Update};
 use crate::dataflow::row::{row, Row};
 use crate::plan::Plan;
@@ -18,11 +19,14 @@ pub enum Cmd {
     Update(Arc<Vec<(RelId, Row, isize)>>),
     Commit(u64),
     Rebuild,
+    /// Report what each rule has cost so far.
+    Profile,
     Stop,
 }
 
 pub enum Reply {
     Done(Vec<Update>),
+    Profile(Vec<RuleCost>),
     /// The worker panicked (a bug): the session cannot go on.
     Failed(String),
 }
@@ -41,18 +45,45 @@ pub struct Job<'a> {
     pub program: &'a Program,
     pub plan: &'a Plan,
     pub outputs: &'a Outputs,
+    /// Record each rule's costs.
+    pub profile: bool,
 }
 
-fn build(w: &mut Worker, job: &Job) -> (Dataflow, usize, Rc<RefCell<Vec<Update>>>) {
+/// A dataflow built in a worker, with its index, sink and profile.
+struct Built {
+    df: Dataflow,
+    id: usize,
+    sink: Rc<RefCell<Vec<Update>>>,
+    profile: Option<ProfileCell>,
+}
+
+fn build(w: &mut Worker, job: &Job) -> Built {
     let sink = Rc::new(RefCell::new(Vec::new()));
     let id = w.next_dataflow_index();
     let s2 = sink.clone();
+    let profile: Option<ProfileCell> = job.profile.then(Default::default);
+    let p2 = profile.clone();
     let mut df =
-        w.dataflow::<u64, _, _>(|scope| render(scope, job.program, job.plan, job.outputs, s2));
+        w.dataflow::<u64, _, _>(|scope| render(scope, job.program, job.plan, job.outputs, s2, p2));
     if w.index() == 0 {
         df.unit.insert(row(&[]));
     }
-    (df, id, sink)
+    Built {
+        df,
+        id,
+        sink,
+        profile,
+    }
+}
+
+/// Adds `costs` into `into`, rule by rule.
+fn add_costs(into: &mut Vec<RuleCost>, costs: Vec<RuleCost>) {
+    for c in costs {
+        match into.iter_mut().find(|x| x.rule == c.rule) {
+            Some(x) => x.absorb(&c),
+            None => into.push(c),
+        }
+    }
 }
 
 /// Runs a worker's command loop; a panic is reported to the session instead of
@@ -72,39 +103,52 @@ pub fn run(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
 
 fn serve(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
     let (index, peers) = (w.index(), w.peers());
-    let (mut df, mut id, mut sink) = build(w, job);
+    let times: Option<OperatorTimes> = job.profile.then(|| log_operator_times(w));
+    // Costs of the dataflows dropped so far (batch runs rebuild per chunk).
+    let mut earlier: Vec<RuleCost> = Vec::new();
+    let costs_of = |b: &Built| match (&b.profile, &times) {
+        (Some(p), Some(t)) => p.borrow().costs(t),
+        _ => Vec::new(),
+    };
+    let mut b = build(w, job);
     while let Ok(cmd) = rx.recv() {
-        match cmd {
+        let reply = match cmd {
             Cmd::Update(batch) => {
                 for (rel, r, d) in batch.iter() {
                     if peers == 1 || owner(*rel, r, peers) == index {
-                        df.inputs[*rel].update(*r, *d);
+                        b.df.inputs[*rel].update(*r, *d);
                     }
                 }
+                continue;
             }
             Cmd::Commit(epoch) => {
-                for i in df.inputs.iter_mut() {
+                for i in b.df.inputs.iter_mut() {
                     i.advance_to(epoch);
                     i.flush();
                 }
-                df.unit.advance_to(epoch);
-                df.unit.flush();
-                let probe = df.probe.clone();
+                b.df.unit.advance_to(epoch);
+                b.df.unit.flush();
+                let probe = b.df.probe.clone();
                 w.step_or_park_while(None, || probe.less_than(&epoch));
-                let updates = std::mem::take(&mut *sink.borrow_mut());
-                if tx.send(Reply::Done(updates)).is_err() {
-                    break;
-                }
+                Reply::Done(std::mem::take(&mut *b.sink.borrow_mut()))
             }
             Cmd::Rebuild => {
-                drop(df);
+                add_costs(&mut earlier, costs_of(&b));
+                let id = b.id;
+                drop(b);
                 w.drop_dataflow(id);
-                (df, id, sink) = build(w, job);
-                if tx.send(Reply::Done(Vec::new())).is_err() {
-                    break;
-                }
+                b = build(w, job);
+                Reply::Done(Vec::new())
+            }
+            Cmd::Profile => {
+                let mut all = earlier.clone();
+                add_costs(&mut all, costs_of(&b));
+                Reply::Profile(all)
             }
             Cmd::Stop => break,
+        };
+        if tx.send(reply).is_err() {
+            break;
         }
     }
 }

@@ -66,6 +66,11 @@ pub struct Options {
     /// Report the search choice.
     pub search: bool,
     pub max_rounds: Option<u32>,
+    /// The engine's batch rendering: faster, but only facts added (no edits, no
+    /// retracted guesses); `reset` between batches.
+    pub batch: bool,
+    /// Measure each rule's cost (see [`Board::profile`]).
+    pub profile: bool,
 }
 
 /// Relation ids of the host interface (see `rules`).
@@ -167,6 +172,10 @@ impl Board {
             explain: opts.explain,
             observe: Observe::Relations(observe),
             max_rounds: opts.max_rounds,
+            batch: opts.batch,
+            // Editing reads each commit's changes; a batch reads contents only.
+            changes: !opts.batch,
+            profile: opts.profile,
         };
         let mut session = Session::new(program.clone(), config)?;
         let kinds = ["row", "column", "box"].map(|k| session.symbols().intern(k));
@@ -181,6 +190,10 @@ impl Board {
 
     pub fn program(&self) -> &Arc<Program> {
         &self.program
+    }
+    /// Per rule, what it has cost so far (empty unless `Options::profile`).
+    pub fn profile(&mut self) -> Result<Vec<crate::session::RuleCost>, String> {
+        self.session.profile()
     }
     pub fn session(&self) -> &Session {
         &self.session

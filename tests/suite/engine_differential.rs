@@ -66,27 +66,48 @@ fn check_seed(seed: u64, features: Features, mode: Mode) -> Result<(), String> {
     let inputs = inputs_for(seed, &p, &g);
     let explain = mode.always_explain || seed % 4 != 0;
     let expected = eng::run_naive(&p, &inputs, explain);
-    let actual = std::panic::catch_unwind(|| eng::run_fresh(&p, &inputs, mode.workers, explain))
-        .map_err(|e| {
+    // Both renderings of the plan: incremental (product-ordered rounds) and batch
+    // (totally ordered rounds).
+    for batch in [false, true] {
+        check_rendering(seed, &g, &p, &inputs, mode, explain, batch, &expected)?;
+    }
+    Ok(())
+}
+
+/// One rendering of a generated program against the reference's `expected`.
+#[allow(clippy::too_many_arguments)]
+fn check_rendering(
+    seed: u64,
+    g: &gen::Generated,
+    p: &Arc<Program>,
+    inputs: &[(RelId, Vec<Value>)],
+    mode: Mode,
+    explain: bool,
+    batch: bool,
+    expected: &eng::Outcome,
+) -> Result<(), String> {
+    let actual =
+        std::panic::catch_unwind(|| eng::run_fresh_with(p, inputs, mode.workers, explain, batch))
+            .map_err(|e| {
             let msg = e
                 .downcast_ref::<String>()
                 .cloned()
                 .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
                 .unwrap_or_default();
             format!(
-                "seed {seed}: the engine panicked: {msg}\n{}\ninputs:\n{}",
+                "seed {seed}: the engine panicked (batch {batch}): {msg}\n{}\ninputs:\n{}",
                 g.text,
-                eng::show_inputs(&p, &inputs)
+                eng::show_inputs(p, inputs)
             )
         })?;
-    match eng::diff(&p, &expected, &actual) {
+    match eng::diff(p, expected, &actual) {
         None => Ok(()),
         Some(d) => Err(format!(
-            "seed {seed} ({} worker{}, explain {explain}):\n{}\ninputs:\n{}differences (expected = naive::evaluate):\n{d}",
+            "seed {seed} ({} worker{}, explain {explain}, batch {batch}):\n{}\ninputs:\n{}differences (expected = naive::evaluate):\n{d}",
             mode.workers,
             if mode.workers == 1 { "" } else { "s" },
             g.text,
-            eng::show_inputs(&p, &inputs),
+            eng::show_inputs(p, inputs),
         )),
     }
 }

@@ -85,7 +85,22 @@ pub fn run_fresh(
     workers: usize,
     explain: bool,
 ) -> Outcome {
-    let mut s = session(p, workers, explain);
+    run_fresh_with(p, inputs, workers, explain, false)
+}
+
+/// [`run_fresh`] in either rendering (`batch`: blocks' rounds totally ordered).
+pub fn run_fresh_with(
+    p: &Arc<Program>,
+    inputs: &[(RelId, Tuple)],
+    workers: usize,
+    explain: bool,
+    batch: bool,
+) -> Outcome {
+    let config = Config {
+        batch,
+        ..config(workers, explain)
+    };
+    let mut s = Session::new(p.clone(), config).expect("session starts");
     for (rel, t) in inputs {
         s.insert(*rel, t).expect("insert");
     }

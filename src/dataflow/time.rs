@@ -1,0 +1,101 @@
+//! Timestamps: the two renderings of one plan differ only in how a block's rounds
+//! are timed.
+//!
+//! The top level runs at `u64` epochs (one per commit), a total order. Inside a
+//! fixpoint block a round is a second coordinate:
+//!
+//! - **Incremental** ([`Product<u64, u64>`]): (epoch, round) in the product order.
+//!   Every epoch's rounds start again from round 0, so a commit that retracts facts
+//!   is exact; deduplication (`distinct`) must replay each key's history over that
+//!   partial order.
+//! - **Batch** (`(u64, u32)` in lexicographic order): rounds of one epoch are totally
+//!   ordered, so deduplication is `distinct_total` (each key's count before and after
+//!   a round, no history replay). A later epoch continues from the previous fixpoint:
+//!   exact for a first commit, for commits that only add facts to a monotone block,
+//!   and for commits that only add facts of new instances of a keyed block. The
+//!   session allows only insertions in this rendering.
+
+use differential_dataflow::hashable::Hashable;
+use differential_dataflow::lattice::Lattice;
+use differential_dataflow::operators::ThresholdTotal;
+use differential_dataflow::{ExchangeData, VecCollection as Collection};
+use timely::order::Product;
+use timely::progress::timestamp::Refines;
+use timely::progress::Timestamp;
+
+/// A timestamp the engine renders at: how it deduplicates a collection.
+/// `distinct` for a totally ordered time: each key's count before and after each
+/// update, no history replay. (Differential dataflow 0.25's own `distinct_total`
+/// maps every count to 1, zero included, so a count that returns to zero is never
+/// retracted; views shrink between rounds, and sessions retract.)
+fn distinct_total<'s, T, D>(c: Collection<'s, T, D>) -> Collection<'s, T, D>
+where
+    T: Timestamp + Lattice + timely::order::TotalOrder,
+    D: ExchangeData + Hashable,
+{
+    c.threshold_total(|_, n: &isize| isize::from(*n > 0))
+}
+
+pub trait Time: Timestamp + Lattice + Ord {
+    /// The round of a time inside a block (0 for the first, and at the top level).
+    fn round(&self) -> u32;
+    /// One copy of every element with a positive count.
+    fn distinct<'s, D: ExchangeData + Hashable>(
+        c: Collection<'s, Self, D>,
+    ) -> Collection<'s, Self, D>;
+}
+
+/// The timestamp of a block's rounds, inside an epoch of the top level.
+pub trait Rounds: Time + Refines<u64> {
+    /// The summary that advances a time by one round.
+    fn step() -> Self::Summary;
+    /// The scope's name in timely's logs.
+    const NAME: &'static str;
+}
+
+impl Time for u64 {
+    fn round(&self) -> u32 {
+        0
+    }
+    fn distinct<'s, D: ExchangeData + Hashable>(
+        c: Collection<'s, Self, D>,
+    ) -> Collection<'s, Self, D> {
+        distinct_total(c)
+    }
+}
+
+impl Time for Product<u64, u64> {
+    fn round(&self) -> u32 {
+        self.inner as u32
+    }
+    fn distinct<'s, D: ExchangeData + Hashable>(
+        c: Collection<'s, Self, D>,
+    ) -> Collection<'s, Self, D> {
+        c.distinct()
+    }
+}
+
+impl Rounds for Product<u64, u64> {
+    fn step() -> Self::Summary {
+        Product::new(Default::default(), 1)
+    }
+    const NAME: &'static str = "Block (incremental)";
+}
+
+impl Time for (u64, u32) {
+    fn round(&self) -> u32 {
+        self.1
+    }
+    fn distinct<'s, D: ExchangeData + Hashable>(
+        c: Collection<'s, Self, D>,
+    ) -> Collection<'s, Self, D> {
+        distinct_total(c)
+    }
+}
+
+impl Rounds for (u64, u32) {
+    fn step() -> Self::Summary {
+        (Default::default(), 1)
+    }
+    const NAME: &'static str = "Block (batch)";
+}
