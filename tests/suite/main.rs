@@ -9,6 +9,7 @@
 mod common;
 mod sudoku_common;
 
+mod aggregate_scope;
 mod diagnostics;
 mod edit_property;
 mod edit_session;
