@@ -18,6 +18,7 @@ mod edit_terminal;
 mod engine_differential;
 mod engine_incremental;
 mod examples;
+mod explain_log;
 mod naive_selfcheck;
 mod sudoku_samples;
 mod sudoku_search;
