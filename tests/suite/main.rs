@@ -19,6 +19,7 @@ mod engine_differential;
 mod engine_incremental;
 mod examples;
 mod explain_log;
+mod fuzz;
 mod naive_selfcheck;
 mod sudoku_samples;
 mod sudoku_search;
