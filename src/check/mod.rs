@@ -18,11 +18,36 @@ mod stratify;
 use std::collections::HashMap;
 
 use crate::diag::{Diagnostic, Diagnostics, SourceMap, Span};
-use crate::syntax::ast;
+use crate::syntax::{ast, Loader, SyntaxError};
 use ir::*;
 
+/// Why a program was rejected. Displays as the located diagnostics, each with its
+/// source line and caret line, exactly as they are rendered one by one.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum CheckError {
+    /// The text did not parse (from [`check_str`] and [`check_files`]).
+    #[error(transparent)]
+    Syntax(#[from] SyntaxError),
+    /// Names, types, arities, groundedness, placement and annotations.
+    #[error("{0}")]
+    Invalid(Diagnostics),
+    /// Negation or aggregation through recursion outside a `.fixpoint` block.
+    #[error("{0}")]
+    Unstratifiable(Diagnostics),
+}
+
+impl CheckError {
+    /// The diagnostics, with the sources they point into.
+    pub fn diagnostics(&self) -> &Diagnostics {
+        match self {
+            CheckError::Syntax(e) => e.diagnostics(),
+            CheckError::Invalid(d) | CheckError::Unstratifiable(d) => d,
+        }
+    }
+}
+
 /// Checks a parsed program.
-pub fn check(sources: SourceMap, program: &ast::Program) -> Result<Program, Diagnostics> {
+pub fn check(sources: SourceMap, program: &ast::Program) -> Result<Program, CheckError> {
     let mut checker = Checker {
         types: HashMap::new(),
         relations: Vec::new(),
@@ -40,10 +65,10 @@ pub fn check(sources: SourceMap, program: &ast::Program) -> Result<Program, Diag
     checker.directives(&program.items);
     checker.clauses(&program.items, None);
     if !checker.errors.is_empty() {
-        return Err(Diagnostics {
+        return Err(CheckError::Invalid(Diagnostics {
             list: checker.errors,
             sources,
-        });
+        }));
     }
     let Checker {
         relations,
@@ -55,7 +80,7 @@ pub fn check(sources: SourceMap, program: &ast::Program) -> Result<Program, Diag
     } = checker;
     let strata = match stratify::stratify(&relations, &mut rules, &mut blocks) {
         Ok(s) => s,
-        Err(list) => return Err(Diagnostics { list, sources }),
+        Err(list) => return Err(CheckError::Unstratifiable(Diagnostics { list, sources })),
     };
     Ok(Program {
         sources,
@@ -69,8 +94,15 @@ pub fn check(sources: SourceMap, program: &ast::Program) -> Result<Program, Diag
 }
 
 /// Parses and checks program text (no includes resolved beyond the file system).
-pub fn check_str(name: &str, text: &str) -> Result<Program, Diagnostics> {
+pub fn check_str(name: &str, text: &str) -> Result<Program, CheckError> {
     let (sources, ast) = crate::syntax::parse_str(name, text)?;
+    check(sources, &ast)
+}
+
+/// Parses program files (concatenated, as [`crate::syntax::parse_files`] does) and
+/// checks the result.
+pub fn check_files(paths: &[String], loader: &dyn Loader) -> Result<Program, CheckError> {
+    let (sources, ast) = crate::syntax::parse_paths(paths, loader)?;
     check(sources, &ast)
 }
 
@@ -418,8 +450,8 @@ impl Checker<'_> {
                 spans.push(s);
             }
         }
-        let vars = std::mem::take(&mut rc.vars);
-        let occ = std::mem::take(&mut rc.occ);
+        let mut vars = std::mem::take(&mut rc.vars);
+        let mut occ = std::mem::take(&mut rc.occ);
         if self.errors.len() > errors_before {
             return;
         }
@@ -430,7 +462,7 @@ impl Checker<'_> {
                 outside.push(*v);
             }
         }
-        set_groups(&mut body, &outside);
+        set_groups(&mut body, &outside, &mut vars, &mut occ);
         let mut bound = vec![false; vars.len()];
         if let Err((lit, what, v)) = check_bound(&body, &mut bound) {
             let span = occ[v]
@@ -907,9 +939,32 @@ fn literal_vars(l: &Literal, out: &mut Vec<VarId>) {
     }
 }
 
-/// Fills in each aggregate's `group`: the variables of its body (and target) that
-/// also occur outside it, in the other literals or in `outside` (head, template).
-fn set_groups(body: &mut [Literal], outside: &[VarId]) {
+/// Variables a literal shares with the rest of its rule: for an aggregate only its
+/// result (its target and body are its own scope).
+fn outer_vars(l: &Literal, out: &mut Vec<VarId>) {
+    match l {
+        Literal::Agg { result, .. } => {
+            if !out.contains(result) {
+                out.push(*result);
+            }
+        }
+        _ => literal_vars(l, out),
+    }
+}
+
+/// Fills in each aggregate's `group`: the variables of its body (and target) that also
+/// occur outside it: in `outside` (the head), in the other literals, or as another
+/// aggregate's result. As in Souffle, every other variable of an aggregate is local to
+/// it, even when another aggregate of the rule uses the same name: each aggregate's
+/// locals are renamed to fresh variables (appended to `vars` and `occ`), so that
+/// `t = sum p : { sale(s, _, p) }, m = max p : { sale(s, _, p) }` aggregates two
+/// different `p`s.
+fn set_groups(
+    body: &mut [Literal],
+    outside: &[VarId],
+    vars: &mut Vec<(String, Type)>,
+    occ: &mut Vec<Vec<Span>>,
+) {
     for i in 0..body.len() {
         if !matches!(body[i], Literal::Agg { .. }) {
             continue;
@@ -917,7 +972,7 @@ fn set_groups(body: &mut [Literal], outside: &[VarId]) {
         let mut others: Vec<VarId> = outside.to_vec();
         for (j, l) in body.iter().enumerate() {
             if j != i {
-                literal_vars(l, &mut others);
+                outer_vars(l, &mut others);
             }
         }
         if let Literal::Agg {
@@ -932,13 +987,76 @@ fn set_groups(body: &mut [Literal], outside: &[VarId]) {
                 t.vars(&mut mine);
             }
             inner.iter().for_each(|l| literal_vars(l, &mut mine));
-            *group = mine.into_iter().filter(|v| others.contains(v)).collect();
+            let (shared, local): (Vec<VarId>, Vec<VarId>) =
+                mine.into_iter().partition(|v| others.contains(v));
+            *group = shared;
+            let renamed: HashMap<VarId, VarId> = local
+                .into_iter()
+                .map(|v| {
+                    vars.push(vars[v].clone());
+                    occ.push(occ[v].clone());
+                    (v, vars.len() - 1)
+                })
+                .collect();
+            let rename = |v: &mut VarId| {
+                if let Some(n) = renamed.get(v) {
+                    *v = *n;
+                }
+            };
+            if let Some(t) = target {
+                rename_expr(t, &rename);
+            }
+            inner.iter_mut().for_each(|l| rename_literal(l, &rename));
             // Nested aggregates: their groups are relative to the aggregate body.
             let mut inner_outside = group.clone();
             if let Some(t) = target {
                 t.vars(&mut inner_outside);
             }
-            set_groups(inner, &inner_outside);
+            set_groups(inner, &inner_outside, vars, occ);
+        }
+    }
+}
+
+/// Applies `f` to every variable of an expression.
+fn rename_expr(e: &mut Expr, f: &dyn Fn(&mut VarId)) {
+    match e {
+        Expr::Var(v) => f(v),
+        Expr::Const(_) => {}
+        Expr::Binary(_, a, b) => {
+            rename_expr(a, f);
+            rename_expr(b, f);
+        }
+        Expr::Neg(a) => rename_expr(a, f),
+    }
+}
+
+/// Applies `f` to every variable of a literal, aggregates' insides included.
+fn rename_literal(l: &mut Literal, f: &dyn Fn(&mut VarId)) {
+    match l {
+        Literal::Atom { args, .. } | Literal::Neg { args, .. } => {
+            for t in args {
+                if let Term::Var(v) = t {
+                    f(v);
+                }
+            }
+        }
+        Literal::Cmp { lhs, rhs, .. } => {
+            rename_expr(lhs, f);
+            rename_expr(rhs, f);
+        }
+        Literal::Agg {
+            result,
+            target,
+            body,
+            group,
+            ..
+        } => {
+            f(result);
+            if let Some(t) = target {
+                rename_expr(t, f);
+            }
+            group.iter_mut().for_each(|v| f(v));
+            body.iter_mut().for_each(|l| rename_literal(l, f));
         }
     }
 }
@@ -1007,7 +1125,10 @@ fn check_bound(body: &[Literal], bound: &mut [bool]) -> Result<(), (usize, &'sta
         for (i, l) in body.iter().enumerate() {
             if !done[i] && ready(l, bound) {
                 if let Literal::Agg {
-                    body: inner, group, ..
+                    body: inner,
+                    group,
+                    target,
+                    ..
                 } = l
                 {
                     let mut inner_bound = vec![false; bound.len()];
@@ -1015,6 +1136,14 @@ fn check_bound(body: &[Literal], bound: &mut [bool]) -> Result<(), (usize, &'sta
                         inner_bound[*v] = true;
                     }
                     check_bound(inner, &mut inner_bound).map_err(|(_, what, v)| (i, what, v))?;
+                    // The target is evaluated over the body's bindings.
+                    let mut tv = Vec::new();
+                    if let Some(t) = target {
+                        t.vars(&mut tv);
+                    }
+                    if let Some(v) = tv.into_iter().find(|v| !inner_bound[*v]) {
+                        return Err((i, "an aggregate's target", v));
+                    }
                 }
                 literal_binds(l, bound);
                 done[i] = true;

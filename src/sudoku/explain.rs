@@ -35,16 +35,53 @@ impl Notation {
     }
 }
 
-/// Drops a line identical to the one before it in the same round: one deduction
-/// that removes several candidates (a hidden pair) reads as one line, as in Drools.
+/// Drops a line identical to an earlier line of the same round: one deduction that
+/// removes several candidates (a hidden pair) reads as one line, as in Drools.
+///
+/// In: `(round, line)` in log order. Out: the lines, each kept at its first place.
+/// Lines of one deduction need not be adjacent: the log orders a rule's events by the
+/// fact they derive (cell, then value), so two hidden pairs of one kind found in one
+/// round interleave when their cells do (two pairs in overlapping rows of different
+/// columns), and the second line of the first pair used to survive a check against
+/// the previous line only.
 pub fn dedup_lines(lines: Vec<(u32, String)>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut last: Option<(u32, String)> = None;
-    for (round, line) in lines {
-        if last.as_ref() != Some(&(round, line.clone())) {
-            out.push(line.clone());
+    let mut round: Option<u32> = None;
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for (r, line) in lines {
+        if round != Some(r) {
+            round = Some(r);
+            seen.clear();
         }
-        last = Some((round, line));
+        if seen.insert(line.clone()) {
+            out.push(line);
+        }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dedup_within_a_round_only() {
+        let l = |r: u32, s: &str| (r, s.to_string());
+        let lines = vec![
+            l(3, "hidden pair in column at [2,0] and [5,0]"),
+            l(3, "hidden pair in column at [3,1] and [4,1]"),
+            l(3, "hidden pair in column at [2,0] and [5,0]"),
+            l(4, "hidden pair in column at [2,0] and [5,0]"),
+            l(4, "single 3 at [0,0]"),
+        ];
+        assert_eq!(
+            dedup_lines(lines),
+            [
+                "hidden pair in column at [2,0] and [5,0]",
+                "hidden pair in column at [3,1] and [4,1]",
+                "hidden pair in column at [2,0] and [5,0]",
+                "single 3 at [0,0]",
+            ]
+        );
+    }
 }

@@ -214,9 +214,8 @@ impl Grid {
 
     /// Reads a one-line grid (16, 81, 256 or 625 characters, trailing whitespace
     /// ignored). On error, returns the 1-based column of the offending character (1 for
-    /// a bad length) and a message. In an 81-character line any character other than
-    /// `1`-`9` is an empty cell; in the other sizes only digits of the size, `.` and `0`
-    /// are allowed.
+    /// a bad length) and a message. Only digits of the size and the empty markers `.`
+    /// and `0` are allowed, in every size: 81 characters of text are not an empty grid.
     pub fn parse_line(line: &str) -> Result<Grid, (usize, String)> {
         let line = line.trim_end();
         let len = line.chars().count();
@@ -230,7 +229,7 @@ impl Grid {
         for (i, ch) in line.chars().enumerate() {
             let v = match parse_digit(ch, shape) {
                 Some(v) => v,
-                None if is_empty_marker(ch) || shape == Shape::NINE => 0,
+                None if is_empty_marker(ch) => 0,
                 None => {
                     return Err((
                         i + 1,
@@ -534,9 +533,13 @@ mod tests {
         assert!(!g.is_complete());
         assert_eq!(g.givens().next(), Some((1, 5)));
         assert!(g.to_rows().starts_with(".568.194.\n9..6.5..3\n"));
-        // 81 characters: anything but 1-9 is empty.
+        // 81 characters: `0` is empty as `.` is; anything else is an error at its column.
+        assert_eq!(Grid::parse_line(&SIMPLE.replace('.', "0")).unwrap(), g);
         let other = SIMPLE.replace('.', "x");
-        assert_eq!(Grid::parse_line(&other).unwrap(), g);
+        assert_eq!(
+            Grid::parse_line(&other),
+            Err((1, "'x' is not a digit of a 9x9 puzzle".into()))
+        );
         // 16 characters: strict.
         let four = Grid::parse_line("1.3.0a..........").map(|g| g.to_line());
         assert_eq!(four, Err((6, "'a' is not a digit of a 4x4 puzzle".into())));

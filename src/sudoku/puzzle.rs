@@ -9,27 +9,34 @@
 //!
 //! Lines are read one at a time; trailing whitespace (and a CR) is ignored, and so is a
 //! UTF-8 byte-order mark at the start. A line whose first non-blank character is `#` is
-//! a comment; blank lines separate puzzles and are otherwise ignored. Two formats, which
-//! may be mixed in one file:
+//! a comment. Every other non-blank line is accounted for: it is part of a puzzle, or an
+//! error names it (a block's error names the range of its lines). Three formats:
 //!
 //! 1. **One puzzle per line**: a line of 16, 81, 256 or 625 characters is a whole 4x4,
 //!    9x9, 16x16 or 25x25 puzzle, row by row. Characters are digits of the size's
-//!    alphabet (see [`crate::sudoku::grid`]) or `.`/`0` for an empty cell; in an
-//!    81-character line any character other than `1`-`9` is empty.
-//! 2. **Block** (the Drools "File > Open..." format, 9x9 only): 9 consecutive lines of
-//!    at most 9 characters each; a digit `1`-`9` is a given, anything else, including
-//!    the missing end of a short line, is empty. Any other line of at most 9 characters
-//!    starts a block. Comment lines inside a block are skipped; a blank line or the end
-//!    of the file before the 9th line is an error, and so is a line longer than 9
-//!    (reported once; the rest of that block is skipped, except that a line of a
-//!    one-line puzzle's length is then read as a puzzle).
+//!    alphabet (see [`crate::sudoku::grid`]) or `.`/`0` for an empty cell; anything
+//!    else is an error at its column (81 characters of prose are not an empty grid).
+//! 2. **A Drools file** (Drools' "File > Open...", 9x9): an input of at most 9 rows (not
+//!    counting comments or trailing blank lines), none of a one-line puzzle's length,
+//!    the first non-blank one at most 9 characters. Read as Drools reads it: a digit
+//!    `1`-`9` is a given, any other mark is empty, a blank or all-space row is an empty
+//!    row, a short file is padded with empty rows, and characters past the 9th are
+//!    ignored.
+//! 3. **Blocks** in a longer input: 9 consecutive lines of 1 to 9 characters each, read
+//!    as Drools rows (a short row is padded with empty cells). A blank line, a line
+//!    longer than 9 characters or the end of the input before the 9th row ends the
+//!    block with an error naming its lines; a long line is then read on its own.
+//!
+//! In the Drools formats (2 and 3) a letter is not a cell: text is not a puzzle, so a
+//! row holding one is an error at its column.
 //!
 //! Errors read `file:line:col: message`, for example
 //! `puzzles.txt:3:1: puzzle line has 80 characters; expected 16, 81, 256 or 625 (one
 //! puzzle per line) or a 9-line block`.
 //!
 //! [`PuzzleReader`] streams puzzles from any [`BufRead`] in bounded memory (a line is
-//! kept up to a few kilobytes; the rest of an overlong line is only counted);
+//! kept up to a few kilobytes; the rest of an overlong line is only counted; the
+//! look-ahead that recognises a Drools file keeps at most [`AHEAD_LINES`] lines);
 //! [`parse_text`] and [`parse_puzzle_arg`] are built on it.
 
 use std::collections::VecDeque;
@@ -77,24 +84,59 @@ impl std::error::Error for InputError {}
 /// longest valid line (625 characters of up to 4 bytes).
 const MAX_LINE_BYTES: usize = 4096;
 
-/// Number of lines in a block, and the most characters a block line may have.
+/// Number of rows in a block or Drools file, and the most characters a block row may
+/// have.
 const BLOCK: usize = 9;
+
+/// The most lines (blank ones included, comments not) read ahead at the start to
+/// decide whether the input is a Drools file.
+pub const AHEAD_LINES: usize = 64;
 
 /// A block being collected.
 struct Block {
     /// 1-based line of its first row.
     start: usize,
+    /// 1-based line of its latest row.
+    last: usize,
     rows: usize,
     values: Vec<u8>,
-    /// An error has been reported for it: finish its lines silently, yield nothing.
-    failed: bool,
+    /// The first letter in its rows: `(line, col, char)`.
+    letter: Option<(usize, usize, char)>,
 }
 
-/// One line as read: its text (possibly cut at [`MAX_LINE_BYTES`]) and its length in
-/// characters after trimming trailing whitespace.
+/// One line as read: its 1-based number, its text (possibly cut at
+/// [`MAX_LINE_BYTES`]) and its length in characters after trimming trailing whitespace.
 struct Line {
+    no: usize,
     text: String,
     chars: usize,
+}
+
+impl Line {
+    fn is_comment(&self) -> bool {
+        self.text.trim_start().starts_with('#')
+    }
+
+    fn is_blank(&self) -> bool {
+        self.text.trim().is_empty()
+    }
+}
+
+/// `line 3` or `lines 3-11`.
+fn line_range(start: usize, last: usize) -> String {
+    if start == last {
+        format!("line {start}")
+    } else {
+        format!("lines {start}-{last}")
+    }
+}
+
+/// The message for a letter in a Drools-format row.
+fn letter_message(ch: char) -> String {
+    format!(
+        "'{}' is not a cell of a 9-line puzzle: a row holds 1-9 for givens and any other mark but a letter for empty cells",
+        ch.escape_debug()
+    )
 }
 
 /// Streams puzzles from a reader: an iterator of `Result<Puzzle, InputError>`, one per
@@ -109,6 +151,12 @@ pub struct PuzzleReader<R: BufRead> {
     pending: VecDeque<Result<Puzzle, InputError>>,
     buf: Vec<u8>,
     done: bool,
+    /// Whether the look-ahead for a Drools file has been done.
+    started: bool,
+    /// Lines read ahead (comments dropped), handed out before any new line.
+    ahead: VecDeque<Line>,
+    /// An I/O error met while reading ahead, reported after the lines before it.
+    ahead_error: Option<io::Error>,
 }
 
 impl<R: BufRead> PuzzleReader<R> {
@@ -122,6 +170,9 @@ impl<R: BufRead> PuzzleReader<R> {
             pending: VecDeque::new(),
             buf: Vec::new(),
             done: false,
+            started: false,
+            ahead: VecDeque::new(),
+            ahead_error: None,
         }
     }
 
@@ -147,8 +198,8 @@ impl<R: BufRead> PuzzleReader<R> {
         })
     }
 
-    /// Reads the next line, or `None` at end of input. Keeps at most
-    /// [`MAX_LINE_BYTES`] bytes of it.
+    /// Reads the next line from the underlying reader, or `None` at end of input.
+    /// Keeps at most [`MAX_LINE_BYTES`] bytes of it.
     fn read_line(&mut self) -> io::Result<Option<Line>> {
         self.buf.clear();
         let mut any = false;
@@ -202,22 +253,122 @@ impl<R: BufRead> PuzzleReader<R> {
             text.trim_end().chars().count()
         };
         let text = text.trim_end().to_string();
-        Ok(Some(Line { text, chars }))
+        Ok(Some(Line {
+            no: self.line_no,
+            text,
+            chars,
+        }))
+    }
+
+    /// The next line: a line read ahead, else a fresh one.
+    fn next_line(&mut self) -> io::Result<Option<Line>> {
+        if let Some(line) = self.ahead.pop_front() {
+            return Ok(Some(line));
+        }
+        if let Some(e) = self.ahead_error.take() {
+            return Err(e);
+        }
+        self.read_line()
+    }
+
+    /// Reads ahead (at most [`AHEAD_LINES`] lines, at most 10 non-blank rows) and, if
+    /// the whole input is a Drools file, reads it as one: queues its puzzle (or error)
+    /// and ends the stream.
+    fn start(&mut self) {
+        self.started = true;
+        let mut non_blank = 0;
+        let mut eof = false;
+        while self.ahead.len() < AHEAD_LINES && non_blank <= BLOCK {
+            match self.read_line() {
+                Ok(Some(line)) if line.is_comment() => {}
+                Ok(Some(line)) => {
+                    non_blank += usize::from(!line.is_blank());
+                    self.ahead.push_back(line);
+                }
+                Ok(None) => {
+                    eof = true;
+                    break;
+                }
+                Err(e) => {
+                    self.ahead_error = Some(e);
+                    break;
+                }
+            }
+        }
+        if !eof {
+            return;
+        }
+        let mut rows = self.ahead.len();
+        while rows > 0 && self.ahead[rows - 1].is_blank() {
+            rows -= 1;
+        }
+        let first = self.ahead.iter().find(|l| !l.is_blank());
+        let drools = rows <= BLOCK
+            && first.is_some_and(|l| l.chars <= BLOCK)
+            && self
+                .ahead
+                .iter()
+                .all(|l| Shape::from_len(l.chars).is_none());
+        if !drools {
+            return;
+        }
+        let mut values = Vec::with_capacity(Shape::NINE.cells());
+        let mut letter = None;
+        for line in self.ahead.iter().take(rows) {
+            let bad = block_row(&mut values, &line.text);
+            letter = letter.or(bad.map(|(col, ch)| (line.no, col, ch)));
+        }
+        values.resize(Shape::NINE.cells(), 0);
+        let start = self.ahead[0].no;
+        let last = self.ahead[rows - 1].no;
+        let r = match letter {
+            Some((line, col, ch)) => self.error(
+                line,
+                col,
+                format!(
+                    "{} (file of {})",
+                    letter_message(ch),
+                    line_range(start, last)
+                ),
+            ),
+            None => self.puzzle(
+                Grid {
+                    shape: Shape::NINE,
+                    values,
+                },
+                start,
+            ),
+        };
+        self.pending.push_back(r);
+        self.ahead.clear();
+        self.done = true;
+    }
+
+    /// Queues the error for a block cut short, `then` saying what cut it.
+    fn incomplete(&mut self, b: Block, then: &str) {
+        let msg = format!(
+            "incomplete puzzle block: {} of {BLOCK} rows ({}), then {then}",
+            b.rows,
+            line_range(b.start, b.last)
+        );
+        let e = self.error(b.start, 1, msg);
+        self.pending.push_back(e);
     }
 
     /// Handles one line (or the end of input), queueing any results.
     fn step(&mut self) {
-        let line = match self.read_line() {
+        if !self.started {
+            self.start();
+            if self.done {
+                return;
+            }
+        }
+        let line = match self.next_line() {
             Ok(Some(line)) => line,
             Ok(None) => {
                 self.done = true;
-                if let Some(b) = self.block.take().filter(|b| !b.failed) {
-                    let msg = format!(
-                        "incomplete puzzle block: {} of {BLOCK} lines before the end of the input",
-                        b.rows
-                    );
-                    let e = self.error(b.start, 1, msg);
-                    self.pending.push_back(e);
+                if let Some(b) = self.block.take() {
+                    self.incomplete(b, "the end of the input");
                 }
                 return;
             }
@@ -228,100 +379,97 @@ impl<R: BufRead> PuzzleReader<R> {
                 return;
             }
         };
-        let n = self.line_no;
-        let first = line.text.trim_start();
-        if first.starts_with('#') {
+        if line.is_comment() {
             return;
         }
-        if first.is_empty() {
-            if let Some(b) = self.block.take().filter(|b| !b.failed) {
-                let msg = format!(
-                    "incomplete puzzle block: blank line after {} of {BLOCK} lines (block starts at line {})",
-                    b.rows, b.start
-                );
-                let e = self.error(n, 1, msg);
-                self.pending.push_back(e);
+        if line.is_blank() {
+            if let Some(b) = self.block.take() {
+                self.incomplete(b, "a blank line");
             }
             return;
         }
-        if let Some(mut b) = self.block.take() {
-            if line.chars > BLOCK {
-                if !b.failed {
-                    let msg = format!(
-                        "block line has {} characters; expected at most {BLOCK} (block starts at line {})",
-                        line.chars, b.start
-                    );
-                    let e = self.error(n, BLOCK + 1, msg);
-                    self.pending.push_back(e);
-                }
-                // A whole one-line puzzle right after a stray short line is still read;
-                // otherwise the line counts as a row of the (failed) block.
-                if Shape::from_len(line.chars).is_some() {
-                    self.one_line(&line, n);
-                    return;
-                }
-                b.failed = true;
+        if line.chars > BLOCK {
+            if let Some(b) = self.block.take() {
+                let then = format!("line {} of {} characters", line.no, line.chars);
+                self.incomplete(b, &then);
             }
-            block_row(&mut b.values, &line.text);
-            b.rows += 1;
-            if b.rows == BLOCK {
-                if b.failed {
-                    return;
-                }
-                let grid = Grid {
+            self.long_line(&line);
+            return;
+        }
+        let mut b = self.block.take().unwrap_or_else(|| Block {
+            start: line.no,
+            last: line.no,
+            rows: 0,
+            values: Vec::with_capacity(Shape::NINE.cells()),
+            letter: None,
+        });
+        let bad = block_row(&mut b.values, &line.text);
+        b.letter = b.letter.or(bad.map(|(col, ch)| (line.no, col, ch)));
+        b.rows += 1;
+        b.last = line.no;
+        if b.rows < BLOCK {
+            self.block = Some(b);
+            return;
+        }
+        let r = match b.letter {
+            Some((line, col, ch)) => self.error(
+                line,
+                col,
+                format!(
+                    "{} (block of {})",
+                    letter_message(ch),
+                    line_range(b.start, b.last)
+                ),
+            ),
+            None => self.puzzle(
+                Grid {
                     shape: Shape::NINE,
                     values: b.values,
-                };
-                let p = self.puzzle(grid, b.start);
-                self.pending.push_back(p);
-            } else {
-                self.block = Some(b);
+                },
+                b.start,
+            ),
+        };
+        self.pending.push_back(r);
+    }
+
+    /// Reads a line longer than a block row: a one-line puzzle, or a length error.
+    fn long_line(&mut self, line: &Line) {
+        let r = if Shape::from_len(line.chars).is_some() {
+            match Grid::parse_line(&line.text) {
+                Ok(grid) => self.puzzle(grid, line.no),
+                Err((col, msg)) => self.error(line.no, col, msg),
             }
-            return;
-        }
-        if line.chars <= BLOCK {
-            let mut values = Vec::with_capacity(Shape::NINE.cells());
-            block_row(&mut values, &line.text);
-            self.block = Some(Block {
-                start: n,
-                rows: 1,
-                values,
-                failed: false,
-            });
-        } else if Shape::from_len(line.chars).is_some() {
-            self.one_line(&line, n);
         } else {
             let msg = format!(
                 "puzzle line has {} characters; expected 16, 81, 256 or 625 (one puzzle per line) or a 9-line block",
                 line.chars
             );
-            let e = self.error(n, 1, msg);
-            self.pending.push_back(e);
-        }
-    }
-
-    /// Reads a line of a valid one-line length as a puzzle.
-    fn one_line(&mut self, line: &Line, n: usize) {
-        let r = match Grid::parse_line(&line.text) {
-            Ok(grid) => self.puzzle(grid, n),
-            Err((col, msg)) => self.error(n, col, msg),
+            self.error(line.no, 1, msg)
         };
         self.pending.push_back(r);
     }
 }
 
-/// Appends one block row: `1`-`9` are givens, anything else (and any missing
-/// characters up to 9) is empty.
-fn block_row(values: &mut Vec<u8>, text: &str) {
+/// Appends one Drools row: `1`-`9` are givens, anything else (and any missing
+/// characters up to 9) is empty; characters past the 9th are ignored. Returns the
+/// first letter among the 9, with its 1-based column.
+fn block_row(values: &mut Vec<u8>, text: &str) -> Option<(usize, char)> {
     let mut k = 0;
+    let mut letter = None;
     for ch in text.chars().take(BLOCK) {
+        k += 1;
         values.push(match ch {
             '1'..='9' => ch as u8 - b'0',
-            _ => 0,
+            _ => {
+                if ch.is_alphabetic() && letter.is_none() {
+                    letter = Some((k, ch));
+                }
+                0
+            }
         });
-        k += 1;
     }
     values.resize(values.len() + (BLOCK - k), 0);
+    letter
 }
 
 impl<R: BufRead> Iterator for PuzzleReader<R> {
@@ -357,8 +505,9 @@ fn is_puzzle_text(arg: &str) -> bool {
 /// 2. `-`: standard input, source `<stdin>`;
 /// 3. text holding a line break, or one line of 16, 81, 256 or 625 characters that is
 ///    not the name of an existing file: the puzzle(s) themselves, source `<argument>`;
-/// 4. otherwise a file path, source the path as given. A file that cannot be read is
-///    an `Err`: `cannot read 'x': <io error>`.
+/// 4. otherwise a file path, source the path as given. A file that cannot be read, a
+///    directory or anything but a regular file (a device or pipe may never end) is an
+///    `Err`: `cannot read 'x': <why>`.
 pub fn parse_puzzle_arg(arg: &str) -> Result<Vec<Result<Puzzle, InputError>>, String> {
     if let Some(text) = samples::sample(arg) {
         return Ok(parse_text(arg, text));
@@ -370,8 +519,18 @@ pub fn parse_puzzle_arg(arg: &str) -> Result<Vec<Result<Puzzle, InputError>>, St
     if is_puzzle_text(arg) && !std::path::Path::new(arg).exists() {
         return Ok(parse_text("<argument>", arg.trim()));
     }
-    let bytes = std::fs::read(arg).map_err(|e| format!("cannot read '{arg}': {e}"))?;
-    Ok(PuzzleReader::new(arg, &bytes[..]).collect())
+    // A device or a pipe may never end (`/dev/zero` is one endless line): files only.
+    let meta = std::fs::metadata(arg).map_err(|e| format!("cannot read '{arg}': {e}"))?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() {
+            "is a directory"
+        } else {
+            "not a regular file"
+        };
+        return Err(format!("cannot read '{arg}': {what}"));
+    }
+    let file = std::fs::File::open(arg).map_err(|e| format!("cannot read '{arg}': {e}"))?;
+    Ok(PuzzleReader::new(arg, io::BufReader::new(file)).collect())
 }
 
 /// Like [`parse_puzzle_arg`], but streams: for large files, puzzles are read as the
@@ -436,57 +595,104 @@ mod tests {
     }
 
     #[test]
-    fn eighty_one_lax() {
-        let line = SIMPLE_LINE
-            .replace('.', "0")
-            .replacen('0', "*", 3)
-            .replacen('0', "a", 1);
-        let rs = parse_text("p.txt", &line);
-        assert_eq!(lines(&rs), [SIMPLE_LINE]);
+    fn eighty_one_strict() {
+        let line = SIMPLE_LINE.replace('.', "0");
+        assert_eq!(lines(&parse_text("p.txt", &line)), [SIMPLE_LINE]);
+        let line = line.replacen('0', "*", 3);
+        assert_eq!(
+            errors(&parse_text("p.txt", &line)),
+            ["p.txt:1:1: '*' is not a digit of a 9x9 puzzle"]
+        );
+        // 81 characters of English are not an empty grid.
+        let prose =
+            "It was the best of times, it was the worst of times, it was the age of wisdom, it";
+        assert_eq!(prose.len(), 81);
+        assert_eq!(
+            errors(&parse_text("e.txt", prose)),
+            ["e.txt:1:1: 'I' is not a digit of a 9x9 puzzle"]
+        );
     }
 
     #[test]
-    fn blocks() {
+    fn drools_file() {
+        // Drools' File > Open: characters past the 9th are ignored (line 7).
         let text = "# Drools style\n.568.194.\n9..6.5..3\n7..493..8\n897.4.635\n..39.68..\n\
-                    465.8.2915\n5..269..7\n6..5.4..9\n.497.835.\n";
+                    465.8.2915\n5..269..7\n6..5.4..9\n.497.835.\n\n\n";
         let rs = parse_text("b.txt", text);
-        assert_eq!(errors(&rs), ["b.txt:7:10: block line has 10 characters; expected at most 9 (block starts at line 2)"]);
+        assert_eq!(errors(&rs), Vec::<String>::new());
+        assert_eq!(lines(&rs), [SIMPLE_LINE]);
+        assert_eq!(rs[0].as_ref().unwrap().line, 2);
+        // Blank or all-space rows are empty rows; a short file is padded; any mark but
+        // a letter is empty.
+        let rs = parse_text("d.txt", "-5\n   \n\n\t\t\t\t\t\t\t\t7\n# skip\n1\n");
+        let g = &rs[0].as_ref().unwrap().grid;
         assert_eq!(rs.len(), 1);
-        // A failed block reports once, even when it is also cut short.
-        let rs = parse_text("b.txt", "1\n2\n3333333333\n4444444444\n\n1\n");
-        assert_eq!(errors(&rs).len(), 2);
+        assert_eq!(g.values[1], 5);
+        assert_eq!(g.values[35], 7);
+        assert_eq!(g.values[36], 1);
+        assert_eq!(g.given_count(), 3);
+        let rs = parse_text("f", "12345\n");
+        assert_eq!(lines(&rs), [format!("12345{}", ".".repeat(76))]);
+        // Nine lines of text are not an empty grid.
+        let rs = parse_text("t.txt", &"abc\n".repeat(9));
         assert_eq!(
-            errors(&rs)[0],
-            "b.txt:3:10: block line has 10 characters; expected at most 9 (block starts at line 1)"
+            errors(&rs),
+            ["t.txt:1:1: 'a' is not a cell of a 9-line puzzle: a row holds 1-9 for givens and any other mark but a letter for empty cells (file of lines 1-9)"]
         );
-        // Short lines, odd characters, a comment inside, mixed with one-line puzzles.
-        let text = format!("x5\n\n{SIMPLE_LINE}\n..3\n#c\n\n");
-        let rs = parse_text("m.txt", &text);
+        let rs = parse_text("t.txt", "1........\n..x......\n");
+        assert_eq!(errors(&rs).len(), 1);
+        assert!(errors(&rs)[0].starts_with("t.txt:2:3: 'x' is not a cell"));
+        // A single long line is not a Drools file.
+        let rs = parse_text("l", &"1".repeat(80));
+        assert_eq!(errors(&rs), ["l:1:1: puzzle line has 80 characters; expected 16, 81, 256 or 625 (one puzzle per line) or a 9-line block"]);
+    }
+
+    #[test]
+    fn blocks_account_for_every_line() {
+        let eighty = &SIMPLE_LINE[..80];
+        // Five lines in, five results out: the short line's block is cut by the long
+        // line after it, and each long line is reported on its own.
+        let text = format!("{SIMPLE_LINE}\n12345\n{eighty}\n{eighty}\n{eighty}\n");
+        let rs = parse_text("f", &text);
+        let long = "puzzle line has 80 characters; expected 16, 81, 256 or 625 (one puzzle per line) or a 9-line block";
         assert_eq!(
             errors(&rs),
             [
-                "m.txt:2:1: incomplete puzzle block: blank line after 1 of 9 lines (block starts at line 1)",
-                "m.txt:6:1: incomplete puzzle block: blank line after 1 of 9 lines (block starts at line 4)",
+                "f:2:1: incomplete puzzle block: 1 of 9 rows (line 2), then line 3 of 80 characters".to_string(),
+                format!("f:3:1: {long}"),
+                format!("f:4:1: {long}"),
+                format!("f:5:1: {long}"),
             ]
         );
-        assert_eq!(lines(&rs), [SIMPLE_LINE]);
-        let text = "-5\n\t\t\t\t\t\t\t\t7\n# skip\n1\n\n"; // blank line ends it early
-        assert_eq!(errors(&parse_text("s", text)).len(), 1);
-        let text = "-5\n\t\t\t\t\t\t\t\t7\n# skip\n1\n2\n3\n4\n5\n6\n7\n8\n";
-        let rs = parse_text("s", text);
-        assert_eq!(errors(&rs[..1]), Vec::<String>::new());
-        let g = &rs[0].as_ref().unwrap().grid;
-        assert_eq!(rs[0].as_ref().unwrap().line, 1);
-        assert_eq!(g.values[1], 5);
-        assert_eq!(g.values[17], 7);
-        assert_eq!(g.values[18], 1);
-        assert_eq!(g.values[72], 7);
-        assert_eq!(g.given_count(), 9);
-        assert_eq!(rs.len(), 2);
+        assert_eq!(rs.len(), 5);
+        // A block in a longer input, comments inside; a blank line cuts the next one.
+        let block = ".568.194.\n9..6.5..3\n# note\n7..493..8\n897.4.635\n..39.68..\n\
+                     465.8.291\n5..269..7\n6..5.4..9\n.497.835.\n";
+        let text = format!("{SIMPLE_LINE}\n{block}..3\nx5\n\n{SIMPLE_LINE}\n");
+        let rs = parse_text("m.txt", &text);
         assert_eq!(
-            errors(&rs[1..]),
-            ["s:11:1: incomplete puzzle block: 1 of 9 lines before the end of the input"]
+            errors(&rs),
+            ["m.txt:12:1: incomplete puzzle block: 2 of 9 rows (lines 12-13), then a blank line"]
         );
+        assert_eq!(lines(&rs), [SIMPLE_LINE; 3]);
+        assert_eq!(rs[1].as_ref().unwrap().line, 2);
+        // The end of the input cuts a block; a letter fails a whole block, once.
+        let text = format!("{SIMPLE_LINE}\n{}1\n2\n", "a........\n".repeat(9));
+        let rs = parse_text("e.txt", &text);
+        assert_eq!(
+            errors(&rs),
+            [
+                "e.txt:2:1: 'a' is not a cell of a 9-line puzzle: a row holds 1-9 for givens and any other mark but a letter for empty cells (block of lines 2-10)",
+                "e.txt:11:1: incomplete puzzle block: 2 of 9 rows (lines 11-12), then the end of the input",
+            ]
+        );
+        // A one-line puzzle after a stray title line is still read.
+        let rs = parse_text("f", &format!("Puzzle 1\n{SIMPLE_LINE}\n"));
+        assert_eq!(
+            errors(&rs),
+            ["f:1:1: incomplete puzzle block: 1 of 9 rows (line 1), then line 2 of 81 characters"]
+        );
+        assert_eq!(lines(&rs), [SIMPLE_LINE]);
     }
 
     #[test]
@@ -504,24 +710,18 @@ mod tests {
                 "puzzles.txt:4:13: 'Z' is not a digit of a 16x16 puzzle",
             ]
         );
-        let rs = parse_text("f", "12345\n");
-        assert_eq!(
-            errors(&rs),
-            ["f:1:1: incomplete puzzle block: 1 of 9 lines before the end of the input"]
-        );
         let rs = parse_text("f", "1234\t1234\t567\n");
         assert_eq!(errors(&rs)[0], "f:1:1: puzzle line has 13 characters; expected 16, 81, 256 or 625 (one puzzle per line) or a 9-line block");
         let rs = parse_text("f", "1..5............\n");
         assert_eq!(errors(&rs), ["f:1:4: '5' is not a digit of a 4x4 puzzle"]);
         let rs = parse_text("f", "\n\n.\n.\n.\n.\n.\n.\n.\n.\n1.2.3.4.5.6.7.8.9.\n");
-        assert_eq!(errors(&rs), ["f:11:10: block line has 18 characters; expected at most 9 (block starts at line 3)"]);
-        // A one-line puzzle after a stray title line is still read.
-        let rs = parse_text("f", &format!("Puzzle 1\n{SIMPLE_LINE}\n"));
         assert_eq!(
             errors(&rs),
-            ["f:2:10: block line has 81 characters; expected at most 9 (block starts at line 1)"]
+            [
+                "f:3:1: incomplete puzzle block: 8 of 9 rows (lines 3-10), then line 11 of 18 characters",
+                "f:11:1: puzzle line has 18 characters; expected 16, 81, 256 or 625 (one puzzle per line) or a 9-line block",
+            ]
         );
-        assert_eq!(lines(&rs), [SIMPLE_LINE]);
     }
 
     #[test]
@@ -535,10 +735,13 @@ mod tests {
         );
         assert_eq!(errors(&rs), [msg]);
         assert_eq!(lines(&rs), [SIMPLE_LINE]);
-        // 625 characters of 4 bytes each still fit.
-        let wide = "\u{1F600}".repeat(81);
+        // 625 characters of 4 bytes each still fit: measured as 625, not cut short.
+        let wide = "\u{1F600}".repeat(625);
         let rs = parse_text("w", &wide);
-        assert_eq!(rs[0].as_ref().unwrap().grid.given_count(), 0);
+        assert_eq!(
+            errors(&rs),
+            ["w:1:1: '\u{1F600}' is not a digit of a 25x25 puzzle"]
+        );
         // A valid line followed by a lot of trailing spaces.
         let padded = format!("{SIMPLE_LINE}{}\n", " ".repeat(2 * MAX_LINE_BYTES));
         assert_eq!(lines(&parse_text("p", &padded)), [SIMPLE_LINE]);
@@ -553,7 +756,7 @@ mod tests {
         assert_eq!(lines(&rs), [SIMPLE_LINE]);
         assert_eq!(
             errors(&rs),
-            ["u:2:1: incomplete puzzle block: 1 of 9 lines before the end of the input"]
+            ["u:2:1: incomplete puzzle block: 1 of 9 rows (line 2), then the end of the input"]
         );
     }
 
@@ -725,6 +928,10 @@ mod tests {
             .unwrap_err()
             .starts_with("cannot read '/': "));
         assert!(open_puzzle_arg("/").is_err());
+        assert_eq!(
+            parse_puzzle_arg("/dev/zero").unwrap_err(),
+            "cannot read '/dev/zero': not a regular file"
+        );
         assert!(open_puzzle_arg("/nonexistent/x.txt").is_err());
         let n = open_puzzle_arg("hard2").unwrap().count();
         assert_eq!(n, 1);

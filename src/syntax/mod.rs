@@ -5,7 +5,12 @@
 //! [`Diagnostic`]s with the exact place of the problem.
 
 pub mod ast;
+mod error;
 mod lexer;
 mod parser;
 
-pub use parser::{parse, parse_files, parse_str, FsLoader, Loader, MAX_ERRORS};
+pub use error::SyntaxError;
+pub use parser::{
+    parse, parse_files, parse_paths, parse_str, FsLoader, Loader, MAX_ERRORS, MAX_FILE_BYTES,
+    MAX_OPERATORS,
+};

@@ -22,6 +22,7 @@ use std::path::{Component, Path, PathBuf};
 
 use super::ast::*;
 use super::lexer::{lex, Token, TokenKind};
+use super::SyntaxError;
 use crate::diag::{Diagnostic, Diagnostics, FileId, SourceMap, Span};
 
 /// Parsing stops after this many errors.
@@ -30,6 +31,14 @@ pub const MAX_ERRORS: usize = 20;
 /// How deeply expressions and aggregates may nest before the parser gives up (keeps
 /// the recursive descent within the stack on adversarial input).
 const MAX_NESTING: usize = 100;
+
+/// How many binary operators one clause may hold. Expressions are trees as deep as
+/// their operator chains are long, and every later stage walks them recursively; this
+/// bound (with [`MAX_NESTING`]) keeps that recursion well inside a thread's stack.
+pub const MAX_OPERATORS: usize = 4096;
+
+/// The largest file an `#include` (or a top-level program file) may be.
+pub const MAX_FILE_BYTES: u64 = 16 << 20;
 
 /// How deeply `#include`s may nest.
 const MAX_INCLUDE_DEPTH: usize = 64;
@@ -70,9 +79,36 @@ impl Loader for FsLoader {
             _ => p.to_path_buf(),
         };
         let full = normalize(&full);
-        let text = std::fs::read_to_string(&full).map_err(|e| e.to_string())?;
+        let text = read_program_file(&full)?;
         Ok((full.to_string_lossy().into_owned(), text))
     }
+}
+
+/// Reads a program file: a regular file (not a device, pipe or directory, which may
+/// never end) of at most [`MAX_FILE_BYTES`] bytes of UTF-8 text.
+fn read_program_file(path: &Path) -> Result<String, String> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        let what = if meta.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file"
+        };
+        return Err(format!("{what}; programs are read from regular files"));
+    }
+    let too_big = || format!("larger than {} MiB", MAX_FILE_BYTES >> 20);
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(too_big());
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(too_big());
+    }
+    String::from_utf8(bytes).map_err(|_| "stream did not contain valid UTF-8".to_string())
 }
 
 /// Removes `.` components and folds `dir/..` pairs, without touching the file system.
@@ -162,13 +198,25 @@ pub fn parse_files(
 
 /// Parses `text` as a file named `name`; `#include`s are resolved with [`FsLoader`]
 /// relative to `name`. For tests and programs embedded in the binary.
-// Not yet re-exported by `syntax/mod.rs`; keep it warning-free until it is.
-pub fn parse_str(name: &str, text: &str) -> Result<(SourceMap, Program), Diagnostics> {
+pub fn parse_str(name: &str, text: &str) -> Result<(SourceMap, Program), SyntaxError> {
     let mut sources = SourceMap::new();
     let file = sources.add(name, text);
     match parse(&mut sources, file, &FsLoader) {
         Ok(program) => Ok((sources, program)),
-        Err(list) => Err(Diagnostics { sources, list }),
+        Err(list) => Err(SyntaxError::Invalid(Diagnostics { sources, list })),
+    }
+}
+
+/// [`parse_files`] with a source map of its own: the program and the sources its spans
+/// point into, or a [`SyntaxError`] that carries them.
+pub fn parse_paths(
+    paths: &[String],
+    loader: &dyn Loader,
+) -> Result<(SourceMap, Program), SyntaxError> {
+    let mut sources = SourceMap::new();
+    match parse_files(&mut sources, paths, loader) {
+        Ok(program) => Ok((sources, program)),
+        Err(list) => Err(SyntaxError::Invalid(Diagnostics { sources, list })),
     }
 }
 
@@ -206,6 +254,7 @@ fn parse_file(ctx: &mut Ctx<'_>, file: FileId, in_fixpoint: bool) -> Vec<Item> {
         block_depth: 0,
         agg_depth: 0,
         nesting: 0,
+        operators: 0,
     };
     parser.items(false)
 }
@@ -231,6 +280,8 @@ struct Parser<'c, 'a> {
     agg_depth: usize,
     /// Current expression/aggregate nesting depth.
     nesting: usize,
+    /// Binary operators read in the current item (see [`MAX_OPERATORS`]).
+    operators: usize,
 }
 
 impl Parser<'_, '_> {
@@ -382,6 +433,7 @@ impl Parser<'_, '_> {
             let start = self.pos;
             self.agg_depth = 0;
             self.nesting = 0;
+            self.operators = 0;
             if self.item(&mut items).is_err() {
                 self.recover(start);
             }
@@ -941,6 +993,20 @@ impl Parser<'_, '_> {
         Ok(())
     }
 
+    /// Counts one binary operator of the current item (the operator token is next).
+    fn operator(&mut self) -> PResult<()> {
+        self.operators += 1;
+        if self.operators > MAX_OPERATORS {
+            let span = self.peek().span;
+            self.error(
+                span,
+                format!("clause too long: more than {MAX_OPERATORS} arithmetic operators"),
+            );
+            return Err(Failed);
+        }
+        Ok(())
+    }
+
     /// `term (('+' | '-') term)*`
     fn expr(&mut self) -> PResult<(Expr, Span)> {
         let (mut lhs, mut lspan) = self.term()?;
@@ -950,6 +1016,7 @@ impl Parser<'_, '_> {
                 TokenKind::Minus => BinOp::Sub,
                 _ => return Ok((lhs, lspan)),
             };
+            self.operator()?;
             self.advance();
             let (rhs, rspan) = self.term()?;
             let span = lspan.to(rspan);
@@ -968,6 +1035,7 @@ impl Parser<'_, '_> {
                 TokenKind::Percent => BinOp::Rem,
                 _ => return Ok((lhs, lspan)),
             };
+            self.operator()?;
             self.advance();
             let (rhs, rspan) = self.unary()?;
             let span = lspan.to(rspan);
@@ -1883,9 +1951,9 @@ z(1 2).
         );
 
         let err = parse_str(main, "#include \"loop.dl\"").unwrap_err();
-        assert_eq!(err.list.len(), 1);
+        assert_eq!(err.diagnostics().list.len(), 1);
         assert_eq!(
-            err.list[0].message,
+            err.diagnostics().list[0].message,
             format!(
                 "include cycle: \"{}\" includes itself",
                 dir.join("loop.dl").display()
@@ -1893,7 +1961,7 @@ z(1 2).
         );
         let err = parse_str(main, "#include \"nope.dl\"").unwrap_err();
         assert!(
-            err.list[0]
+            err.diagnostics().list[0]
                 .message
                 .starts_with("cannot include \"nope.dl\": "),
             "{}",

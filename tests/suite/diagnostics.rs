@@ -926,3 +926,97 @@ fn facts_accepted() {
         Type::Symbol
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Inputs that crashed or hung the front end (issue 12).
+
+/// An aggregate's target that its body does not bind: a located error, not a panic in
+/// the planner.
+#[test]
+fn ungrounded_aggregate_target() {
+    assert_eq!(
+        errors(concat!(
+            ".decl e(z: number)\n",
+            ".decl r(m: number)\n",
+            "r(m) :- m = max x : { e(z) }.\n",
+        )),
+        lines(&[
+            "prog.dl:3:17: error: ungrounded variable 'x' in an aggregate's target",
+            "3 | r(m) :- m = max x : { e(z) }.",
+            "  |                 ^",
+        ])
+    );
+}
+
+/// A flat sum of 50,000 terms is refused with a clear error instead of overflowing the
+/// stack in a later stage; 4,096 operators still check.
+#[test]
+fn flat_sum_bounded() {
+    let sum = |n: usize| {
+        format!(
+            ".decl r(x: number)\nr(x) :- x = {}.\n",
+            vec!["1"; n].join(" + ")
+        )
+    };
+    let e = errors(&sum(50_000));
+    let first = e.lines().next().unwrap();
+    assert_eq!(
+        first,
+        "prog.dl:2:16399: error: clause too long: more than 4096 arithmetic operators"
+    );
+    let p = check_str("prog.dl", &sum(4097)).unwrap_or_else(|d| panic!("{d}"));
+    let plan = sudolog::plan::plan(&p, false);
+    assert!(plan.is_ok());
+}
+
+/// `#include` reads regular files only: a device never ends.
+#[test]
+fn include_takes_regular_files() {
+    for (path, why) in [
+        ("/dev/urandom", "not a regular file"),
+        ("/dev/zero", "not a regular file"),
+        ("/", "a directory"),
+    ] {
+        let text = format!("#include \"{path}\"\n");
+        let expected = [
+            format!(
+                "prog.dl:1:10: error: cannot include \"{path}\": {why}; programs are read from regular files"
+            ),
+            format!("1 | #include \"{path}\""),
+            format!("  |          {}", "^".repeat(path.len() + 2)),
+        ];
+        let expected: Vec<&str> = expected.iter().map(String::as_str).collect();
+        assert_eq!(errors(&text), lines(&expected));
+    }
+}
+
+/// The stages' errors are types (one enum per stage) whose text is exactly the
+/// diagnostics rendered one by one.
+#[test]
+fn errors_are_typed() {
+    use sudolog::check::CheckError;
+    let cases = [
+        ("h(x) :- a(x)\n", "syntax"),
+        (".decl h(x: number)\nh(x) :- a(x).\n", "invalid"),
+        (
+            ".decl a(x: number)\n.decl b(x: number)\na(x) :- b(x).\nb(x) :- a(x), !a(x).\n",
+            "unstratifiable",
+        ),
+    ];
+    for (text, kind) in cases {
+        let e = check_str("prog.dl", text).unwrap_err();
+        let got = match &e {
+            CheckError::Syntax(_) => "syntax",
+            CheckError::Invalid(_) => "invalid",
+            CheckError::Unstratifiable(_) => "unstratifiable",
+        };
+        assert_eq!(got, kind, "{e}");
+        let d = e.diagnostics();
+        let rendered: String = d.list.iter().map(|x| x.render(&d.sources)).collect();
+        assert_eq!(e.to_string(), rendered);
+        assert!(rendered.starts_with("prog.dl:"), "{rendered}");
+        assert!(rendered.contains('^'), "{rendered}");
+    }
+    let e = sudolog::syntax::parse_str("p.dl", "h(.").unwrap_err();
+    assert!(e.to_string().starts_with("p.dl:1:3: error: "), "{e}");
+}

@@ -9,6 +9,7 @@
 mod common;
 mod sudoku_common;
 
+mod aggregate_scope;
 mod cli;
 mod diagnostics;
 mod edit_property;
@@ -18,6 +19,8 @@ mod edit_terminal;
 mod engine_differential;
 mod engine_incremental;
 mod examples;
+mod explain_log;
+mod fuzz;
 mod naive_selfcheck;
 mod sudoku_samples;
 mod sudoku_search;

@@ -1,0 +1,7 @@
+//! cargo-fuzz target: see `../harness.rs`.
+#![no_main]
+
+#[path = "../harness.rs"]
+mod harness;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| harness::puzzle(data));
