@@ -21,6 +21,7 @@ const VALUED: &[&str] = &[
     "--notation",
     "--rounds",
     "--chunk",
+    "--max-depth",
     "--seed",
     "--edits",
     "--repeat",

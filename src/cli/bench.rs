@@ -130,15 +130,19 @@ fn tc(args: &Args) -> Result<i32, String> {
 }
 
 fn solve(args: &Args) -> Result<i32, String> {
-    use sudolog::sudoku::batch::{solve_chunk, Item, Summary};
+    use sudolog::sudoku::batch::{solve_stream, Limits, Summary};
     use sudolog::sudoku::board::{Board, Options};
+    use sudolog::sudoku::grid::check_solution;
     use sudolog::sudoku::puzzle::PuzzleReader;
-    use sudolog::sudoku::search::Mode;
+    use sudolog::sudoku::search::Outcome;
     let [file] = args.positional.as_slice() else {
         return Err("bench solve FILE".into());
     };
     let limit: usize = args.number("--limit", usize::MAX)?;
-    let chunk: usize = args.number("--chunk", 32)?;
+    let limits = Limits {
+        batch: args.number("--chunk", Limits::default().batch)?.max(1),
+        ..Limits::default()
+    };
     let program = program(args, Builtin::Full)?;
     let c = args.engine_config()?;
     let mut board = Board::new(
@@ -150,25 +154,28 @@ fn solve(args: &Args) -> Result<i32, String> {
             ..Default::default()
         },
     )?;
-    let mode = Mode {
-        search: !args.flag("--no-search"),
-        first: args.flag("--first"),
-    };
+    let mode = super::sudoku::mode(args)?;
     let f = std::fs::File::open(file).map_err(|e| format!("cannot read '{file}': {e}"))?;
-    let mut reader = PuzzleReader::new(file.as_str(), std::io::BufReader::new(f))
-        .take(limit)
-        .peekable();
+    let mut reader = PuzzleReader::new(file.as_str(), std::io::BufReader::new(f)).take(limit);
     let mut summary = Summary::default();
+    // Every solution is checked against its puzzle's givens and the Sudoku rules.
+    let (mut checked, mut wrong) = (0, Vec::new());
     let start = Instant::now();
-    while reader.peek().is_some() {
-        let items: Vec<Item> = reader.by_ref().take(chunk).collect();
-        for r in solve_chunk(&mut board, items, mode)? {
-            summary.add(&r);
+    solve_stream(&mut board, &mut reader, mode, limits, &mut |r| {
+        summary.add(&r);
+        if let Ok(s) = &r {
+            if matches!(s.outcome, Outcome::Solved | Outcome::Multiple) {
+                checked += 1;
+                if let Err(e) = check_solution(&s.puzzle.grid, &s.grid) {
+                    wrong.push(format!("{}:{}: {e}", s.puzzle.source, s.puzzle.line));
+                }
+            }
         }
-    }
+        Ok(())
+    })?;
     let elapsed = start.elapsed();
     println!(
-        "{} ({} rules, {} worker(s), search {}, chunk {chunk}): {}; peak memory {:.0} MiB",
+        "{} ({} rules, {} worker(s), search {}, batch {}): {}; {checked} solutions checked, {} wrong; peak memory {:.0} MiB",
         file,
         program_name(args, Builtin::Full),
         c.workers,
@@ -181,10 +188,15 @@ fn solve(args: &Args) -> Result<i32, String> {
         } else {
             "off"
         },
+        limits.batch,
         summary.line(elapsed),
+        wrong.len(),
         peak_mib()
     );
-    Ok(0)
+    for w in &wrong {
+        println!("wrong solution: {w}");
+    }
+    Ok(if wrong.is_empty() { 0 } else { 1 })
 }
 
 /// Resident memory of this process now (VmRSS), in MiB.

@@ -14,8 +14,8 @@ sudolog: Datalog rules compiled onto differential dataflow; Sudoku as a first do
 Usage:
   sudolog run PROGRAM.dl [-F FACTS_DIR] [-D OUTPUT_DIR|-] [-w N] [--stats]
   sudolog check PROGRAM.dl...
-  sudolog solve FILE... [--no-search] [--first] [--fast] [--format text|json] [--chunk N (default 32)]
-  sudolog explain PUZZLE [--notation drools|rc] [--no-search]
+  sudolog solve FILE... [--no-search] [--first] [--max-depth N] [--fast] [--format text|json] [--chunk N (search nodes per batch, default 64)]
+  sudolog explain PUZZLE [--notation drools|rc] [--no-search] [--first] [--max-depth N]
   sudolog dump PUZZLE [--rounds K]
   sudolog validate PUZZLE
   sudolog edit [PUZZLE] [--notation drools|rc] [--echo]   (commands on stdin; type help)
@@ -24,7 +24,7 @@ PUZZLE is a file, an 81-character string, - for stdin, or a sample name:
 simple, medium, hard1, hard2, hard3, hard4, broken, sdo, javadoc, 6948.
 Sudoku commands take --rules FILE (repeatable) to replace the built-in rule programs.
   sudolog bench tc [--nodes N] [--edges M] [--seed S] [--repeat K]
-  sudolog bench solve FILE [--limit N] [--fast] [--no-search] [--first] [--chunk N (default 32)]
+  sudolog bench solve FILE [--limit N] [--fast] [--no-search] [--first] [--max-depth N] [--chunk N (default 64)]
   sudolog help
 
 Engine options:

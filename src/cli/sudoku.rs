@@ -6,12 +6,12 @@ use std::time::Instant;
 
 use super::args::Args;
 use sudolog::check::ir::Program;
-use sudolog::sudoku::batch::{solve_chunk, Item, Summary};
+use sudolog::sudoku::batch::{solve_stream, Item, Limits, Summary};
 use sudolog::sudoku::board::{Board, Options};
-use sudolog::sudoku::explain::{dedup_lines, Notation};
+use sudolog::sudoku::explain::Notation;
 use sudolog::sudoku::puzzle::{parse_puzzle_arg, Puzzle, PuzzleReader};
 use sudolog::sudoku::rules::{self, Builtin};
-use sudolog::sudoku::search::{Mode, Outcome, Search};
+use sudolog::sudoku::search::{self, Mode, Outcome};
 
 /// The rule program: `--rules` files, else `--fast`'s or `default`'s built-in one.
 pub(super) fn program(args: &Args, default: Builtin) -> Result<Arc<Program>, String> {
@@ -44,11 +44,15 @@ fn options(args: &Args) -> Result<Options, String> {
     })
 }
 
-fn mode(args: &Args) -> Mode {
-    Mode {
+pub(super) fn mode(args: &Args) -> Result<Mode, String> {
+    Ok(Mode {
         search: !args.flag("--no-search"),
         first: args.flag("--first"),
-    }
+        max_depth: args
+            .value("--max-depth")
+            .map(|_| args.number("--max-depth", 0))
+            .transpose()?,
+    })
 }
 
 fn json_escape(s: &str) -> String {
@@ -76,7 +80,10 @@ pub fn solve(args: &Args) -> Result<i32, String> {
         "json" => true,
         other => return Err(format!("unknown --format '{other}'; use text or json")),
     };
-    let chunk_size: usize = args.number("--chunk", 32)?;
+    let limits = Limits {
+        batch: args.number("--chunk", Limits::default().batch)?.max(1),
+        ..Limits::default()
+    };
     let program = program(args, Builtin::Full)?;
     let c = args.engine_config_all_cores()?;
     let mut opts = Options {
@@ -87,7 +94,7 @@ pub fn solve(args: &Args) -> Result<i32, String> {
     opts.search = true;
     opts.explain = json;
     let mut board = Board::new(program, &opts)?;
-    let mode = mode(args);
+    let mode = mode(args)?;
     let start = Instant::now();
     let mut summary = Summary::default();
     let stdout = std::io::stdout();
@@ -111,39 +118,36 @@ pub fn solve(args: &Args) -> Result<i32, String> {
                 }
             }
         };
-        let mut reader = reader.peekable();
-        while reader.peek().is_some() {
-            let chunk: Vec<Item> = reader.by_ref().take(chunk_size.max(1)).collect();
-            for r in solve_chunk(&mut board, chunk, mode)? {
-                summary.add(&r);
-                let line = match (&r, json) {
-                    (Err(e), false) => format!("error: {e}"),
-                    (Err(e), true) => format!("{{\"error\":\"{}\"}}", json_escape(&e.to_string())),
-                    (Ok(s), false) => format!("{} {}", s.grid.to_line(), s.outcome.word()),
-                    (Ok(s), true) => {
-                        let ded: Vec<String> = s
-                            .deductions
-                            .iter()
-                            .map(|(k, v)| format!("\"{}\":{}", json_escape(k), v))
-                            .collect();
-                        format!(
-                            "{{\"source\":\"{}\",\"line\":{},\"puzzle\":\"{}\",\"status\":\"{}\",\"grid\":\"{}\",\"rounds\":{},\"guesses\":{},\"backtracks\":{},\"max_depth\":{},\"deductions\":{{{}}},\"time_ms\":{:.3}}}",
-                            json_escape(&s.puzzle.source),
-                            s.puzzle.line,
-                            s.puzzle.grid.to_line(),
-                            s.outcome.word(),
-                            s.grid.to_line(),
-                            s.rounds,
-                            s.guesses,
-                            s.backtracks,
-                            s.max_depth,
-                            ded.join(","),
-                            s.time.as_secs_f64() * 1000.0
-                        )
-                    }
-                };
-                writeln!(out, "{line}").map_err(|e| e.to_string())?;
-            }
+        let mut reader = reader;
+        solve_stream(&mut board, &mut reader, mode, limits, &mut |r| {
+            summary.add(&r);
+            let line = match (&r, json) {
+                (Err(e), false) => format!("error: {e}"),
+                (Err(e), true) => format!("{{\"error\":\"{}\"}}", json_escape(&e.to_string())),
+                (Ok(s), false) => format!("{} {}", s.grid.to_line(), s.outcome.word()),
+                (Ok(s), true) => {
+                    let ded: Vec<String> = s
+                        .deductions
+                        .iter()
+                        .map(|(k, v)| format!("\"{}\":{}", json_escape(k), v))
+                        .collect();
+                    format!(
+                        "{{\"source\":\"{}\",\"line\":{},\"puzzle\":\"{}\",\"status\":\"{}\",\"grid\":\"{}\",\"rounds\":{},\"guesses\":{},\"backtracks\":{},\"max_depth\":{},\"deductions\":{{{}}},\"time_ms\":{:.3}}}",
+                        json_escape(&s.puzzle.source),
+                        s.puzzle.line,
+                        s.puzzle.grid.to_line(),
+                        s.outcome.word(),
+                        s.grid.to_line(),
+                        s.rounds,
+                        s.guesses,
+                        s.backtracks,
+                        s.max_depth,
+                        ded.join(","),
+                        s.time.as_secs_f64() * 1000.0
+                    )
+                }
+            };
+            writeln!(out, "{line}").map_err(|e| e.to_string())?;
             out.flush().map_err(|e| e.to_string())?;
             if progress {
                 eprint!(
@@ -152,7 +156,8 @@ pub fn solve(args: &Args) -> Result<i32, String> {
                     summary.total as f64 / start.elapsed().as_secs_f64()
                 );
             }
-        }
+            Ok(())
+        })?;
     }
     if progress {
         eprint!("\r");
@@ -179,7 +184,7 @@ fn notation(args: &Args) -> Result<Notation, String> {
 
 /// `sudolog explain PUZZLE`
 pub fn explain(args: &Args) -> Result<i32, String> {
-    args.reject_unknown(&["--no-search", "--fast"])?;
+    args.reject_unknown(&["--no-search", "--first", "--fast"])?;
     let puzzle = one_puzzle(args)?;
     let notation = notation(args)?;
     let mut opts = options(args)?;
@@ -187,52 +192,17 @@ pub fn explain(args: &Args) -> Result<i32, String> {
     opts.candidates = true;
     opts.search = true;
     let mut board = Board::new(program(args, Builtin::Full)?, &opts)?;
-    board.add(0, &puzzle.grid)?;
-    let mode = Mode {
-        search: !args.flag("--no-search"),
-        first: true,
-    };
-    let mut search = Search::new(0, mode, true);
-    // Run the rules, print their deductions, then the search's steps interleaved
-    // with the deductions each guess led to.
-    let mut printed = std::collections::HashSet::new();
+    let mode = mode(args)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let emit = |board: &Board,
-                out: &mut dyn Write,
-                printed: &mut std::collections::HashSet<sudolog::session::Event>| {
-        let mut lines = Vec::new();
-        for ev in board.events() {
-            if printed.insert(ev.clone()) {
-                lines.push((ev.round, board.render(&ev, notation)));
-            }
-        }
-        for l in dedup_lines(lines) {
-            let _ = writeln!(out, "{l}");
-        }
-    };
-    loop {
-        board.commit()?;
-        emit(&board, &mut out, &mut printed);
-        let before = search.log.as_ref().map(|l| l.len()).unwrap_or(0);
-        let more = search.step(&mut board, notation)?;
-        if let Some(log) = &search.log {
-            for l in &log[before..] {
-                let _ = writeln!(out, "{l}");
-            }
-        }
-        if !more {
-            break;
-        }
-    }
-    let outcome = search.outcome.unwrap_or(Outcome::Stalled);
-    match outcome {
-        Outcome::Solved | Outcome::Multiple => {
-            let g = search.grid().cloned().unwrap_or(puzzle.grid.clone());
+    let end = search::explain(&mut board, &puzzle.grid, mode, notation, &mut |l| {
+        let _ = writeln!(out, "{l}");
+    })?;
+    match (end.outcome, end.solution) {
+        (Outcome::Solved | Outcome::Multiple, Some(g)) => {
             let _ = write!(out, "{}", g.to_rows());
         }
-        Outcome::Invalid | Outcome::Unsolvable | Outcome::Stalled => {
-            board.commit()?;
-            if let Some(v) = board.view(0) {
+        _ => {
+            if let Some(v) = end.root {
                 let _ = write!(
                     out,
                     "{}",

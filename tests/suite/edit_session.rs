@@ -95,7 +95,7 @@ fn withdrawn(ds: &[String]) -> Vec<String> {
 
 #[test]
 fn withdraw_script() {
-    let script = include_str!("../inputs/edits/withdraw.txt");
+    let script = include_str!("../../inputs/edits/withdraw.txt");
     let out = run(&[G1], script);
     let mut want = lines(&grid(G1).to_rows());
     // clear r5c8: the rectangle is open, nothing can be deduced. Before, each corner
@@ -213,7 +213,7 @@ fn back_to_g1(cell: &str, wrong: u8) -> Vec<String> {
 
 #[test]
 fn contradiction_script() {
-    let script = include_str!("../inputs/edits/contradiction.txt");
+    let script = include_str!("../../inputs/edits/contradiction.txt");
     let out = run(&[G1], script);
     let mut want = wrong_value();
     // dump: [3,7] and [4,2] open without candidates.
@@ -413,7 +413,7 @@ fn simple_clear_keeps_the_value_and_nets_out_moved_facts() {
 #[test]
 fn step_script_runs() {
     // inputs/edits/step.txt on "simple": checked for its shape, not every line.
-    let out = run(&["simple"], include_str!("../inputs/edits/step.txt"));
+    let out = run(&["simple"], include_str!("../../inputs/edits/step.txt"));
     let ls: Vec<&str> = out.lines().collect();
     assert_eq!(ls[0], "stepping from the givens");
     // The dump at round 1: the givens, every open cell with all nine candidates.
