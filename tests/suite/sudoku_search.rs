@@ -283,11 +283,11 @@ fn max_depth_stops_a_search_that_needs_to_go_deeper() {
     let below = (depth - 1).to_string();
     // Deep enough: solved as without the limit; one short, or at 1: depth-limit.
     assert_eq!(
-        solve(&[puzzle.clone()], &["--max-depth", &d])[0].1,
+        solve(std::slice::from_ref(&puzzle), &["--max-depth", &d])[0].1,
         "solved"
     );
     for limit in [below.as_str(), "1"] {
-        let (grid, status) = &solve(&[puzzle.clone()], &["--max-depth", limit])[0];
+        let (grid, status) = &solve(std::slice::from_ref(&puzzle), &["--max-depth", limit])[0];
         assert_eq!(status, "depth-limit", "--max-depth {limit}");
         // The grid is as far as the rules got: the givens kept, cells open.
         assert!(grid.contains('.'), "{grid}");
