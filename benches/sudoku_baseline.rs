@@ -179,7 +179,7 @@ fn sudolog_engine(file: &str, limit: usize, workers: usize) -> (usize, Duration)
         .peekable();
     let mode = Mode {
         search: false,
-        first: false,
+        ..Mode::default()
     };
     let start = Instant::now();
     let mut solved = 0;

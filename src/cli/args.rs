@@ -220,6 +220,20 @@ pub struct SearchArgs {
     /// Stop at the first solution instead of checking for a second
     #[arg(long)]
     pub first: bool,
+    /// Give up (status depth-limit) on a puzzle whose search goes deeper than N guesses
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<u32>,
+}
+
+impl SearchArgs {
+    /// The search mode these options ask for.
+    pub fn mode(&self) -> sudolog::sudoku::search::Mode {
+        sudolog::sudoku::search::Mode {
+            search: !self.no_search,
+            first: self.first,
+            max_depth: self.max_depth,
+        }
+    }
 }
 
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -259,8 +273,8 @@ pub struct SolveArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
-    /// Puzzles solved together in one dataflow
-    #[arg(long, value_name = "N", default_value_t = 32,
+    /// Search nodes (puzzles and their branches) evaluated together in one dataflow
+    #[arg(long, value_name = "N", default_value_t = 64,
           value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub chunk: u64,
     /// Per rule: rows derived, rounds fired, time in its operators (stderr)
@@ -278,9 +292,8 @@ pub struct ExplainArgs {
     /// Cell names: [row,col] (drools) or r1c1 (rc)
     #[arg(long, value_enum, default_value_t)]
     pub notation: NotationArg,
-    /// Logic only: no guessing
-    #[arg(long)]
-    pub no_search: bool,
+    #[command(flatten)]
+    pub search: SearchArgs,
     #[command(flatten)]
     pub rules: RulesArgs,
     #[command(flatten)]
@@ -363,8 +376,8 @@ pub struct BenchSolveArgs {
     /// Solve at most N puzzles
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
-    /// Puzzles solved together in one dataflow
-    #[arg(long, value_name = "N", default_value_t = 32,
+    /// Search nodes (puzzles and their branches) evaluated together in one dataflow
+    #[arg(long, value_name = "N", default_value_t = 64,
           value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub chunk: u64,
     #[command(flatten)]

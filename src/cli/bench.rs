@@ -187,12 +187,16 @@ fn tc(args: &BenchTcArgs) -> Result<u8, CliError> {
 }
 
 fn solve(args: &BenchSolveArgs) -> Result<u8, CliError> {
-    use sudolog::sudoku::batch::{solve_chunk, Item, Summary};
+    use sudolog::sudoku::batch::{solve_stream, Limits, Summary};
     use sudolog::sudoku::board::{Board, Options};
-    use sudolog::sudoku::search::Mode;
+    use sudolog::sudoku::grid::check_solution;
+    use sudolog::sudoku::search::Outcome;
     let file = &args.puzzles;
     let limit = args.limit.map_or(usize::MAX, |n| n as usize);
-    let chunk = args.chunk as usize;
+    let limits = Limits {
+        batch: args.chunk as usize,
+        ..Limits::default()
+    };
     let program = program(&args.rules, Builtin::Full)?;
     require(&program, &solving(&args.search), "bench solve")?;
     let c = args.engine.config(1)?;
@@ -205,46 +209,54 @@ fn solve(args: &BenchSolveArgs) -> Result<u8, CliError> {
                 workers: c.workers,
                 timely_args: c.timely_args.clone(),
                 search: true,
+                batch: true,
                 ..Default::default()
             },
         )
     })
     .map_err(error::engine)?;
-    let mode = Mode {
-        search: !args.search.no_search,
-        first: args.search.first,
-    };
-    let mut reader = puzzles::open(file)?.take(limit).peekable();
+    let mode = args.search.mode();
+    let mut reader = puzzles::open(file)?.take(limit);
     let mut summary = Summary::default();
+    // Every solution is checked against its puzzle's givens and the Sudoku rules.
+    let (mut checked, mut wrong) = (0, Vec::new());
     let start = Instant::now();
     let bar = progress::counter((limit != usize::MAX).then_some(limit as u64), "puzzles");
-    while reader.peek().is_some() {
-        let items: Vec<Item> = reader.by_ref().take(chunk).collect();
-        for r in solve_chunk(&mut board, items, mode).map_err(error::engine)? {
-            summary.add(&r);
-            bar.inc(1);
+    solve_stream(&mut board, &mut reader, mode, limits, &mut |r| {
+        summary.add(&r);
+        bar.inc(1);
+        if let Ok(s) = &r {
+            if matches!(s.outcome, Outcome::Solved | Outcome::Multiple) {
+                checked += 1;
+                if let Err(e) = check_solution(&s.puzzle.grid, &s.grid) {
+                    wrong.push(format!("{}:{}: {e}", s.puzzle.source, s.puzzle.line));
+                }
+            }
         }
-    }
+        Ok(())
+    })
+    .map_err(error::engine)?;
     bar.finish_and_clear();
     let elapsed = start.elapsed();
     println!(
-        "{} ({} rules, {} worker(s), search {}, chunk {chunk}): {}; peak memory {:.0} MiB",
+        "{} ({} rules, {} worker(s), search {}, batch {}): {}; {checked} solutions checked, {} wrong; peak memory {:.0} MiB",
         file,
         program_name(&args.rules, Builtin::Full),
         c.workers,
-        if mode.search {
-            if mode.first {
-                "first"
-            } else {
-                "on"
-            }
-        } else {
-            "off"
+        match (mode.search, mode.first) {
+            (false, _) => "off",
+            (true, true) => "first",
+            (true, false) => "on",
         },
+        limits.batch,
         summary.line(elapsed),
+        wrong.len(),
         peak_mib()
     );
-    Ok(0)
+    for w in &wrong {
+        println!("wrong solution: {w}");
+    }
+    Ok(if wrong.is_empty() { 0 } else { 1 })
 }
 
 /// Resident memory of this process now (VmRSS), in MiB.

@@ -19,12 +19,12 @@ use super::error::{self, CliError};
 use super::progress;
 use super::puzzles::{self, Validator};
 use super::rules::{program, require, solving};
-use sudolog::sudoku::batch::{solve_chunk, Item, Solved, Summary};
+use sudolog::sudoku::batch::{solve_stream, Limits, Solved, Summary};
 use sudolog::sudoku::board::{Board, Options};
 use sudolog::sudoku::explain::Notation;
 use sudolog::sudoku::puzzle::InputError;
 use sudolog::sudoku::rules::Builtin;
-use sudolog::sudoku::search::{Mode, Outcome};
+use sudolog::sudoku::search::Outcome;
 
 /// One puzzle's result as a JSON line.
 #[derive(Serialize)]
@@ -64,6 +64,14 @@ struct Sink {
 }
 
 impl Sink {
+    /// Hands what is written so far to stdout (each result as soon as it is known).
+    fn flush(&mut self) -> Result<(), CliError> {
+        if self.prints {
+            self.out.flush().map_err(error::stdout)?;
+        }
+        Ok(())
+    }
+
     fn line(&mut self, text: &str) -> Result<(), CliError> {
         if self.prints {
             writeln!(self.out, "{text}").map_err(error::stdout)?;
@@ -136,6 +144,18 @@ impl Sink {
     }
 }
 
+/// Drools' validation lines for an invalid puzzle's givens (none otherwise).
+fn validation_lines(s: &Solved, validator: &mut Option<Validator>) -> Result<Vec<String>, CliError> {
+    if s.outcome != Outcome::Invalid {
+        return Ok(Vec::new());
+    }
+    let v = match validator {
+        Some(v) => v,
+        None => validator.insert(Validator::builtin(Notation::Drools)?),
+    };
+    v.lines(&s.puzzle.grid)
+}
+
 /// `sudolog solve PUZZLE...`: exit status 1 when some input failed.
 pub fn solve(args: &SolveArgs) -> Result<u8, CliError> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -148,16 +168,17 @@ pub fn solve(args: &SolveArgs) -> Result<u8, CliError> {
         timely_args: engine.timely_args.clone(),
         search: true,
         explain: args.format == Format::Json,
-        // Logic only adds facts: the faster batch rendering (search retracts guesses).
-        batch: args.search.no_search,
+        // Every batch of search nodes is a fresh dataflow that only adds facts.
+        batch: true,
         profile: args.profile,
         ..Default::default()
     };
     let mut board = super::stdio::to_stderr(engine.processes > 1, || Board::new(program, &opts))
         .map_err(error::engine)?;
-    let mode = Mode {
-        search: !args.search.no_search,
-        first: args.search.first,
+    let mode = args.search.mode();
+    let limits = Limits {
+        batch: args.chunk as usize,
+        ..Limits::default()
     };
     let mut sink = Sink {
         out: std::io::BufWriter::new(std::io::stdout().lock()),
@@ -179,35 +200,32 @@ pub fn solve(args: &SolveArgs) -> Result<u8, CliError> {
                 continue;
             }
         };
-        let mut reader = reader.peekable();
-        while reader.peek().is_some() {
-            let chunk: Vec<Item> = reader.by_ref().take(args.chunk as usize).collect();
-            for r in solve_chunk(&mut board, chunk, mode).map_err(error::engine)? {
-                summary.add(&r);
-                bar.inc(1);
-                match r {
-                    Err(e) => {
-                        failed = true;
-                        sink.input_error(&e)?;
-                    }
-                    Ok(s) => {
-                        let validation = if s.outcome == Outcome::Invalid {
-                            let v = match &mut validator {
-                                Some(v) => v,
-                                None => validator.insert(Validator::builtin(Notation::Drools)?),
-                            };
-                            v.lines(&s.puzzle.grid)?
-                        } else {
-                            Vec::new()
-                        };
-                        sink.solved(&s, validation)?;
-                    }
+        let mut reader = reader;
+        // The first output error, kept while the engine's callback reports a string.
+        let mut output_error: Option<CliError> = None;
+        let mut emit = |r: Result<Solved, InputError>| -> Result<(), String> {
+            summary.add(&r);
+            bar.inc(1);
+            let written = match r {
+                Err(e) => {
+                    failed = true;
+                    sink.input_error(&e)
                 }
-            }
-            if sink.prints {
-                sink.out.flush().map_err(error::stdout)?;
-            }
+                Ok(s) => validation_lines(&s, &mut validator)
+                    .and_then(|validation| sink.solved(&s, validation))
+                    .and_then(|()| sink.flush()),
+            };
+            written.map_err(|e| {
+                let text = e.to_string();
+                output_error.get_or_insert(e);
+                text
+            })
+        };
+        let ran = solve_stream(&mut board, &mut reader, mode, limits, &mut emit);
+        if let Some(e) = output_error {
+            return Err(e);
         }
+        ran.map_err(error::engine)?;
     }
     bar.finish_and_clear();
     if args.profile {

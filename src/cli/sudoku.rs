@@ -1,17 +1,15 @@
 //! `sudolog explain | dump | validate`: one puzzle on the engine.
 
-use std::collections::HashSet;
 use std::io::Write;
 
 use super::args::{DumpArgs, ExplainArgs, ValidateArgs};
 use super::error::{self, CliError};
 use super::puzzles::{self, Validator};
 use super::rules::{program, require, solving, CANDIDATES};
-use sudolog::session::Event;
 use sudolog::sudoku::board::{Board, Options};
-use sudolog::sudoku::explain::{dedup_lines, Notation};
+use sudolog::sudoku::explain::Notation;
 use sudolog::sudoku::rules::Builtin;
-use sudolog::sudoku::search::{Mode, Outcome, Search};
+use sudolog::sudoku::search::{self, Outcome};
 
 /// Prints the Drools validation lines for duplicate givens, then `Validation
 /// complete.`; nothing when there are none. Returns whether there were any.
@@ -34,15 +32,11 @@ pub(super) fn report_duplicates(
 /// deduction and guess in order, then the solution or where the rules stopped.
 pub fn explain(args: &ExplainArgs) -> Result<u8, CliError> {
     let engine = args.engine.config(1)?;
-    engine.single_process_search(!args.no_search)?;
+    engine.single_process_search(!args.search.no_search)?;
     let puzzle = puzzles::one(&args.puzzle, "explain")?;
     let notation = Notation::from(args.notation);
     let program = program(&args.rules, Builtin::Full)?;
-    let search_args = super::args::SearchArgs {
-        no_search: args.no_search,
-        first: true,
-    };
-    require(&program, &solving(&search_args), "explain")?;
+    require(&program, &solving(&args.search), "explain")?;
     require(&program, CANDIDATES, "explain")?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if report_duplicates(&puzzle.grid, notation, &mut out)? {
@@ -52,45 +46,39 @@ pub fn explain(args: &ExplainArgs) -> Result<u8, CliError> {
         }
         return Ok(0);
     }
+    // Each search node is a fresh dataflow that only adds facts: the batch rendering.
     let opts = Options {
         workers: engine.workers,
         timely_args: engine.timely_args.clone(),
         explain: true,
         candidates: true,
         search: true,
+        batch: true,
         ..Default::default()
     };
     let mut board = super::stdio::to_stderr(engine.processes > 1, || Board::new(program, &opts))
         .map_err(error::engine)?;
-    board.add(0, &puzzle.grid).map_err(error::engine)?;
-    let mode = Mode {
-        search: !args.no_search,
-        first: true,
-    };
-    let mut search = Search::new(0, mode, true);
-    let mut printed = HashSet::new();
-    // The rules' deductions, then the search's steps interleaved with the deductions
-    // each guess led to.
-    loop {
-        board.commit().map_err(error::engine)?;
-        emit_events(&board, notation, &mut printed, &mut out)?;
-        let before = search.log.as_ref().map_or(0, |l| l.len());
-        let more = search.step(&mut board, notation).map_err(error::engine)?;
-        for l in search.log.iter().flat_map(|log| &log[before..]) {
-            writeln!(out, "{l}").map_err(error::stdout)?;
-        }
-        if !more {
-            break;
-        }
-    }
-    match search.outcome.unwrap_or(Outcome::Stalled) {
-        Outcome::Solved | Outcome::Multiple => {
-            let g = search.grid().cloned().unwrap_or(puzzle.grid.clone());
+    // The rules' deductions, then each guess (depth first) with what it led to.
+    let mut written = Ok(());
+    let end = search::explain(
+        &mut board,
+        &puzzle.grid,
+        args.search.mode(),
+        notation,
+        &mut |l| {
+            if written.is_ok() {
+                written = writeln!(out, "{l}");
+            }
+        },
+    )
+    .map_err(error::engine)?;
+    written.map_err(error::stdout)?;
+    match (end.outcome, end.solution) {
+        (Outcome::Solved | Outcome::Multiple, Some(g)) => {
             write!(out, "{}", g.to_rows()).map_err(error::stdout)?;
         }
-        Outcome::Invalid | Outcome::Unsolvable | Outcome::Stalled => {
-            board.commit().map_err(error::engine)?;
-            if let Some(v) = board.view(0) {
+        _ => {
+            if let Some(v) = end.root {
                 let d = sudolog::sudoku::dump::dump(v.shape, &v.placed, &v.candidates);
                 write!(out, "{d}").map_err(error::stdout)?;
             }
@@ -98,25 +86,6 @@ pub fn explain(args: &ExplainArgs) -> Result<u8, CliError> {
         }
     }
     finish(out, engine.prints())
-}
-
-/// Writes the explain events not printed yet, in log order, one line per deduction.
-fn emit_events(
-    board: &Board,
-    notation: Notation,
-    printed: &mut HashSet<Event>,
-    out: &mut impl Write,
-) -> Result<(), CliError> {
-    let mut lines = Vec::new();
-    for ev in board.events() {
-        if printed.insert(ev.clone()) {
-            lines.push((ev.round, board.render(&ev, notation)));
-        }
-    }
-    for l in dedup_lines(lines) {
-        writeln!(out, "{l}").map_err(error::stdout)?;
-    }
-    Ok(())
 }
 
 /// Flushes the output of process 0; another process's output is dropped unwritten.

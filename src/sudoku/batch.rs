@@ -1,18 +1,24 @@
-//! Files of puzzles through the engine, in bounded chunks.
+//! Files of puzzles through the engine, as batches of search nodes.
 //!
 //! In: a stream of parsed puzzles (or per-puzzle input errors). Out: one result per
-//! input, in input order. Each chunk is loaded into a fresh dataflow (dropping the
-//! previous one is cheaper than retracting it, and an iterate keeps every round's
-//! differences until its epoch completes, so memory stays bounded by the chunk).
+//! input, in input order, handed over as soon as it and every input before it are
+//! done. Work goes in batches of at most [`Limits::batch`] search nodes (roots and
+//! guesses of any puzzles in flight), each batch loaded into a fresh dataflow with
+//! inserts only and evaluated in one commit: no puzzle waits on another's depth, and
+//! the per-commit cost is shared by the whole batch. Batches are filled with open
+//! nodes first, oldest puzzle first (within a puzzle deepest, then leftmost: a
+//! depth-first beam, so a second solution turns up before a wide tree is swept),
+//! then with new puzzles from the input. Past [`Limits::frontier`] open nodes, the
+//! deepest of any puzzle go first, so the frontier shrinks again; memory is bounded
+//! by the batch (in the dataflow) and the frontier (grids on the host).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use super::board::Board;
-use super::explain::Notation;
 use super::grid::Grid;
 use super::puzzle::{InputError, Puzzle};
-use super::search::{run_all, Mode, Outcome, Search};
+use super::search::{Mode, Node, Outcome, Tally, Verdict};
 use crate::check::ir::Value;
 
 /// The result for one input puzzle.
@@ -21,72 +27,248 @@ pub struct Solved {
     pub outcome: Outcome,
     /// The solution, or the grid as far as the rules got.
     pub grid: Grid,
+    /// Rule rounds of the root (before any guess).
     pub rounds: u32,
+    /// Search nodes made by guesses.
     pub guesses: u32,
+    /// Search nodes that ended in a contradiction.
     pub backtracks: u32,
+    /// The deepest search node evaluated.
     pub max_depth: u32,
-    /// Deductions per rule label (only with explanations on).
+    /// Deductions per rule label at the root (only with explanations on).
     pub deductions: BTreeMap<String, u32>,
-    /// This puzzle's share of its chunk's time.
+    /// This puzzle's share of the batches its nodes were in.
     pub time: Duration,
 }
 
 pub type Item = Result<Puzzle, InputError>;
 
-/// Solves one chunk; results in input order (errors passed through).
+/// How much work is in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Search nodes per batch (one dataflow evaluation): bounds the engine's memory.
+    pub batch: usize,
+    /// Open nodes (and puzzles in flight) before the search turns depth first.
+    pub frontier: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            batch: 64,
+            frontier: 4096,
+        }
+    }
+}
+
+/// A puzzle in flight.
+struct Entry {
+    puzzle: Puzzle,
+    tally: Tally,
+    deductions: BTreeMap<String, u32>,
+    time: Duration,
+}
+
+impl Entry {
+    fn result(self) -> Solved {
+        let t = self.tally;
+        Solved {
+            outcome: t.outcome.unwrap_or(Outcome::Stalled),
+            grid: t
+                .grid()
+                .cloned()
+                .unwrap_or_else(|| self.puzzle.grid.clone()),
+            rounds: t.root_rounds,
+            guesses: t.guesses,
+            backtracks: t.backtracks,
+            max_depth: t.max_depth,
+            deductions: self.deductions,
+            time: self.time,
+            puzzle: self.puzzle,
+        }
+    }
+}
+
+/// The streaming solver's state: puzzles in flight, open nodes, results in order.
+struct Solver {
+    mode: Mode,
+    limits: Limits,
+    entries: HashMap<usize, Entry>,
+    /// Input order: a puzzle's key, or an input error.
+    order: VecDeque<Result<usize, InputError>>,
+    frontier: Vec<Node>,
+    next_key: usize,
+}
+
+impl Solver {
+    /// The next batch: open nodes by priority, then new puzzles from `input`.
+    fn take_batch(&mut self, input: &mut dyn Iterator<Item = Item>) -> Vec<Node> {
+        let n = self.limits.batch.max(1);
+        // Nodes of puzzles already decided are dropped unevaluated.
+        let entries = &mut self.entries;
+        self.frontier
+            .retain(|node| match entries.get_mut(&node.puzzle) {
+                Some(e) if e.tally.outcome.is_none() => true,
+                Some(e) => {
+                    e.tally.open -= 1;
+                    false
+                }
+                None => false,
+            });
+        let mut batch = if self.frontier.len() <= n {
+            std::mem::take(&mut self.frontier)
+        } else {
+            if self.frontier.len() > self.limits.frontier {
+                // Deepest first, whichever puzzle: the frontier shrinks again.
+                self.frontier.select_nth_unstable_by(n - 1, |a, b| {
+                    (b.depth, a.puzzle).cmp(&(a.depth, b.puzzle))
+                });
+            } else {
+                // Oldest puzzle first; within it deepest, then leftmost (depth first):
+                // solutions turn up early, and the frontier stays small.
+                self.frontier.select_nth_unstable_by(n - 1, |a, b| {
+                    a.puzzle
+                        .cmp(&b.puzzle)
+                        .then(b.depth.cmp(&a.depth))
+                        .then_with(|| a.path.cmp(&b.path))
+                });
+            }
+            let rest = self.frontier.split_off(n);
+            std::mem::replace(&mut self.frontier, rest)
+        };
+        while batch.len() < n && self.entries.len() < self.limits.frontier.max(n) {
+            match input.next() {
+                None => break,
+                Some(Err(e)) => self.order.push_back(Err(e)),
+                Some(Ok(puzzle)) => {
+                    let key = self.next_key;
+                    self.next_key += 1;
+                    batch.push(Node::root(key, puzzle.grid.clone()));
+                    let tally = Tally::new(self.mode);
+                    self.entries.insert(
+                        key,
+                        Entry {
+                            puzzle,
+                            tally,
+                            deductions: BTreeMap::new(),
+                            time: Duration::ZERO,
+                        },
+                    );
+                    self.order.push_back(Ok(key));
+                }
+            }
+        }
+        batch
+    }
+
+    /// Evaluates one batch in a fresh dataflow and takes in every node's verdict.
+    fn run_batch(&mut self, board: &mut Board, batch: Vec<Node>) -> Result<(), String> {
+        let start = Instant::now();
+        board.reset()?;
+        for (i, node) in batch.iter().enumerate() {
+            node.insert(board, i as Value)?;
+        }
+        board.commit()?;
+        // Deductions per rule at the roots, when events are on.
+        for ev in board.session().events() {
+            let Some(node) = batch.get(ev.head[0] as usize) else {
+                continue;
+            };
+            if node.depth == 0 {
+                let label = board.program().rules[ev.rule].label.clone();
+                if let Some(e) = self.entries.get_mut(&node.puzzle) {
+                    *e.deductions.entry(label).or_default() += 1;
+                }
+            }
+        }
+        let share = start.elapsed() / batch.len().max(1) as u32;
+        for (i, node) in batch.iter().enumerate() {
+            let verdict = Verdict::read(board, i as Value)?;
+            let e = self.entries.get_mut(&node.puzzle).ok_or("lost puzzle")?;
+            e.time += share;
+            let children = e.tally.absorb(node, verdict);
+            self.frontier.extend(children);
+        }
+        Ok(())
+    }
+
+    /// Hands over the results at the head of the input order that are done.
+    fn flush(
+        &mut self,
+        emit: &mut dyn FnMut(Result<Solved, InputError>) -> Result<(), String>,
+    ) -> Result<(), String> {
+        while let Some(head) = self.order.front() {
+            match head {
+                Err(_) => {
+                    if let Some(Err(e)) = self.order.pop_front() {
+                        emit(Err(e))?;
+                    }
+                }
+                Ok(key) => {
+                    let key = *key;
+                    if self.entries[&key].tally.outcome.is_none() {
+                        return Ok(());
+                    }
+                    self.order.pop_front();
+                    let entry = self.entries.remove(&key).ok_or("lost puzzle")?;
+                    emit(Ok(entry.result()))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Solves a stream of puzzles with search in batches; `emit` gets each result (or
+/// input error) in input order, as soon as it and those before it are done.
+pub fn solve_stream(
+    board: &mut Board,
+    input: &mut dyn Iterator<Item = Item>,
+    mode: Mode,
+    limits: Limits,
+    emit: &mut dyn FnMut(Result<Solved, InputError>) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut solver = Solver {
+        mode,
+        limits,
+        entries: HashMap::new(),
+        order: VecDeque::new(),
+        frontier: Vec::new(),
+        next_key: 0,
+    };
+    loop {
+        let batch = solver.take_batch(input);
+        if batch.is_empty() {
+            solver.flush(emit)?;
+            if solver.frontier.is_empty() {
+                return match solver.order.is_empty() {
+                    true => Ok(()),
+                    false => Err("internal error: a search ended with puzzles open".into()),
+                };
+            }
+            continue;
+        }
+        solver.run_batch(board, batch)?;
+        solver.flush(emit)?;
+    }
+}
+
+/// Solves one chunk of puzzles, batches of at most the chunk's size; results in
+/// input order (errors passed through).
 pub fn solve_chunk(
     board: &mut Board,
     chunk: Vec<Item>,
     mode: Mode,
 ) -> Result<Vec<Result<Solved, InputError>>, String> {
-    let start = Instant::now();
-    board.reset()?;
-    let mut searches = Vec::new();
-    let mut slots: Vec<Result<(Puzzle, usize), InputError>> = Vec::new();
-    for item in chunk {
-        match item {
-            Ok(p) => {
-                let id = searches.len() as Value;
-                board.add(id, &p.grid)?;
-                searches.push(Search::new(id, mode, false));
-                slots.push(Ok((p, id as usize)));
-            }
-            Err(e) => slots.push(Err(e)),
-        }
-    }
-    if !searches.is_empty() {
-        run_all(board, &mut searches, Notation::Drools)?;
-    }
-    // Deductions per rule, per puzzle, when events are on.
-    let mut deductions: Vec<BTreeMap<String, u32>> = vec![BTreeMap::new(); searches.len()];
-    for ev in board.session().events() {
-        let label = board.program().rules[ev.rule].label.clone();
-        if let Some(d) = deductions.get_mut(ev.head[0] as usize) {
-            *d.entry(label).or_default() += 1;
-        }
-    }
-    let share = start.elapsed() / (searches.len().max(1) as u32);
+    let limits = Limits {
+        batch: chunk.len().max(1),
+        ..Limits::default()
+    };
     let mut out = Vec::new();
-    for slot in slots {
-        match slot {
-            Err(e) => out.push(Err(e)),
-            Ok((puzzle, id)) => {
-                let s = &searches[id];
-                let grid = s.grid().cloned().unwrap_or_else(|| puzzle.grid.clone());
-                out.push(Ok(Solved {
-                    outcome: s.outcome.unwrap_or(Outcome::Stalled),
-                    grid,
-                    rounds: s.root_rounds,
-                    guesses: s.guesses,
-                    backtracks: s.backtracks,
-                    max_depth: s.max_depth,
-                    deductions: std::mem::take(&mut deductions[id]),
-                    time: share,
-                    puzzle,
-                }));
-            }
-        }
-    }
+    solve_stream(board, &mut chunk.into_iter(), mode, limits, &mut |r| {
+        out.push(r);
+        Ok(())
+    })?;
     Ok(out)
 }
 

@@ -1,17 +1,20 @@
-//! Depth-first search on top of the rules, the IBM article's hybrid.
+//! Search on top of the rules, the IBM article's hybrid, as batches of instances.
 //!
-//! When the rules stall on a puzzle that is neither solved nor contradictory, the
-//! rule program's `choice_value` view names the most promising cell (fewest
-//! candidates, lowest cell on ties, a `min` aggregate in `datalog/status.dl`) and its
-//! candidates; the search inserts `guess(p, c, v)` for the first, and the rules run
-//! again, incrementally. A contradiction retracts the guess and inserts the next
-//! candidate; exhausted candidates backtrack further. Every puzzle of a batch
-//! advances together: one commit of the dataflow serves a step of each of them.
-//! The search itself never reasons about the grid: it only reads the status, the
-//! choice and, on success, the placed values.
+//! A search *node* is a puzzle instance of its own: its givens are its parent's
+//! placements, plus one `guess(p, c, v)` fact. When the rules stall on a node that is
+//! neither solved nor contradictory, the rule program's `choice_value` view names the
+//! most promising cell (fewest candidates, lowest cell on ties, a `min` aggregate in
+//! `datalog/status.dl`) and its candidates; each candidate becomes a child node. The
+//! host never reasons about the grid: it reads each node's status, placements and
+//! choice, and inserts facts. [`super::batch`] evaluates nodes of many puzzles
+//! together, one fresh dataflow per batch with inserts only; [`explain`] walks one
+//! puzzle's nodes depth first, to print the reasoning in order.
 
-use super::board::{Board, Status};
-use super::explain::Notation;
+use std::collections::HashSet;
+use std::rc::Rc;
+
+use super::board::{Board, Status, View};
+use super::explain::{dedup_lines, Notation};
 use super::grid::Grid;
 use crate::check::ir::Value;
 
@@ -22,6 +25,9 @@ pub struct Mode {
     pub search: bool,
     /// Stop at the first solution instead of looking for a second (`--first`).
     pub first: bool,
+    /// Guess at most this many levels deep (`--max-depth`); a puzzle whose search
+    /// would go deeper ends `depth-limit`.
+    pub max_depth: Option<u32>,
 }
 
 impl Default for Mode {
@@ -29,6 +35,7 @@ impl Default for Mode {
         Mode {
             search: true,
             first: false,
+            max_depth: None,
         }
     }
 }
@@ -37,7 +44,7 @@ impl Default for Mode {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
     Solved,
-    /// More than one solution; the first is reported.
+    /// More than one solution; the first (in depth-first order) is reported.
     Multiple,
     /// Logic finished with cells open and search was off.
     Stalled,
@@ -45,6 +52,9 @@ pub enum Outcome {
     Invalid,
     /// Valid givens, no solution.
     Unsolvable,
+    /// The search needed a guess deeper than `--max-depth` and found no answer
+    /// within it (no second solution; with `--first`, no first one).
+    DepthLimit,
 }
 
 impl Outcome {
@@ -55,200 +65,341 @@ impl Outcome {
             Outcome::Stalled => "stalled",
             Outcome::Invalid => "invalid",
             Outcome::Unsolvable => "unsolvable",
+            Outcome::DepthLimit => "depth-limit",
         }
     }
 }
 
-struct Frame {
-    cell: usize,
-    values: Vec<u8>,
-    next: usize,
+/// One search node: which puzzle, how deep, and the facts that make the instance.
+#[derive(Clone, Debug)]
+pub(crate) struct Node {
+    /// The puzzle's key in its solver.
+    pub puzzle: usize,
+    /// Guesses on the way here (0 at the root).
+    pub depth: u32,
+    /// The values guessed on the way here, root first: ordering solutions by it gives
+    /// depth-first order, whatever order the nodes were evaluated in.
+    pub path: Vec<u8>,
+    /// Given values: the parent's placements (the puzzle's givens at the root).
+    pub base: Rc<Grid>,
+    /// The guess that makes this node: cell and value.
+    pub guess: Option<(usize, u8)>,
 }
 
-/// The search state of one puzzle.
-pub struct Search {
-    pub p: Value,
-    mode: Mode,
-    stack: Vec<Frame>,
-    /// Solutions found (at most two are looked for).
-    pub solutions: Vec<Grid>,
-    /// The grid when the search ended without a solution (stalled or broken).
-    pub last: Option<Grid>,
-    pub outcome: Option<Outcome>,
-    pub guesses: u32,
-    pub backtracks: u32,
-    pub max_depth: u32,
-    /// Rule rounds of the root (before any guess).
-    pub root_rounds: u32,
-    /// Search lines for the explain log, when kept.
-    pub log: Option<Vec<String>>,
-}
-
-impl Search {
-    pub fn new(p: Value, mode: Mode, keep_log: bool) -> Search {
-        Search {
-            p,
-            mode,
-            stack: Vec::new(),
-            solutions: Vec::new(),
-            last: None,
-            outcome: None,
-            guesses: 0,
-            backtracks: 0,
-            max_depth: 0,
-            root_rounds: 0,
-            log: keep_log.then(Vec::new),
+impl Node {
+    pub fn root(puzzle: usize, grid: Grid) -> Node {
+        Node {
+            puzzle,
+            depth: 0,
+            path: Vec::new(),
+            base: Rc::new(grid),
+            guess: None,
         }
     }
 
-    pub fn done(&self) -> bool {
-        self.outcome.is_some()
-    }
-
-    fn say(&mut self, line: String) {
-        if let Some(l) = &mut self.log {
-            l.push(line);
+    /// Inserts the node's facts under instance id `p` (pending until commit).
+    pub fn insert(&self, board: &mut Board, p: Value) -> Result<(), String> {
+        board.add(p, &self.base)?;
+        if let Some((c, v)) = self.guess {
+            board.set_guess(p, c, v, true)?;
         }
-    }
-
-    /// Looks at the puzzle after a commit and queues the next guess or retraction.
-    /// Returns false once the puzzle is finished.
-    pub fn step(&mut self, board: &mut Board, notation: Notation) -> Result<bool, String> {
-        if self.done() {
-            return Ok(false);
-        }
-        let status = board.status(self.p);
-        let shape = board.shape(self.p).ok_or("unknown puzzle")?;
-        if self.stack.is_empty() && self.guesses == 0 {
-            self.root_rounds = board.view(self.p).map(|v| v.rounds).unwrap_or(0);
-        }
-        match status {
-            Status::Solved => {
-                let v = board.view(self.p).ok_or("unknown puzzle")?;
-                self.solutions.push(v.grid());
-                if self.mode.first || self.solutions.len() >= 2 {
-                    self.finish(board)?;
-                    return Ok(false);
-                }
-                if !self.stack.is_empty() {
-                    self.say("solution found; looking for another".to_string());
-                }
-                self.backtrack(board, notation)
-            }
-            Status::Invalid => {
-                self.last = board.view(self.p).map(|v| v.grid());
-                self.outcome = Some(Outcome::Invalid);
-                Ok(false)
-            }
-            Status::Contradiction => {
-                if self.log.is_some() {
-                    for why in board.contradictions(self.p, notation) {
-                        self.say(format!("contradiction: {why}"));
-                    }
-                }
-                if self.stack.is_empty() {
-                    self.last = board.view(self.p).map(|v| v.grid());
-                }
-                self.backtrack(board, notation)
-            }
-            Status::Stalled => {
-                if !self.mode.search {
-                    self.last = board.view(self.p).map(|v| v.grid());
-                    self.outcome = Some(Outcome::Stalled);
-                    return Ok(false);
-                }
-                let Some((cell, values)) = board.choice(self.p) else {
-                    // No open cell with candidates: treat as a dead end.
-                    return self.backtrack(board, notation);
-                };
-                let depth = self.stack.len() as u32 + 1;
-                self.say(format!(
-                    "guess {} at {} ({} candidates, depth {})",
-                    values[0],
-                    notation.cell(shape, cell),
-                    values.len(),
-                    depth
-                ));
-                board.set_guess(self.p, cell, values[0], true)?;
-                self.guesses += 1;
-                self.max_depth = self.max_depth.max(depth);
-                self.stack.push(Frame {
-                    cell,
-                    values,
-                    next: 0,
-                });
-                Ok(true)
-            }
-        }
-    }
-
-    /// Retracts the deepest guess and tries its next candidate, unwinding exhausted frames.
-    fn backtrack(&mut self, board: &mut Board, notation: Notation) -> Result<bool, String> {
-        let shape = board.shape(self.p).ok_or("unknown puzzle")?;
-        while let Some(top) = self.stack.last_mut() {
-            let (cell, old) = (top.cell, top.values[top.next]);
-            board.set_guess(self.p, cell, old, false)?;
-            top.next += 1;
-            if top.next < top.values.len() {
-                let v = top.values[top.next];
-                let (n, depth) = (top.values.len(), self.stack.len());
-                self.say(format!(
-                    "guess {} at {} ({} candidates, depth {})",
-                    v,
-                    notation.cell(shape, cell),
-                    n,
-                    depth
-                ));
-                board.set_guess(self.p, cell, v, true)?;
-                self.guesses += 1;
-                return Ok(true);
-            }
-            self.stack.pop();
-            self.backtracks += 1;
-            self.say(format!("backtrack from {}", notation.cell(shape, cell)));
-        }
-        self.finish(board)?;
-        Ok(false)
-    }
-
-    fn finish(&mut self, board: &mut Board) -> Result<(), String> {
-        // Leave no guesses behind in the session.
-        while let Some(top) = self.stack.pop() {
-            board.set_guess(self.p, top.cell, top.values[top.next], false)?;
-        }
-        self.outcome = Some(match self.solutions.len() {
-            0 => Outcome::Unsolvable,
-            1 => Outcome::Solved,
-            _ => Outcome::Multiple,
-        });
         Ok(())
     }
 
-    /// The grid to print: the first solution, or where the reasoning stopped.
-    pub fn grid(&self) -> Option<&Grid> {
-        self.solutions.first().or(self.last.as_ref())
+    /// The children of a stalled node: one per candidate of the chosen cell.
+    fn children(&self, placed: &Rc<Grid>, cell: usize, values: &[u8]) -> Vec<Node> {
+        values
+            .iter()
+            .map(|&v| {
+                let mut path = self.path.clone();
+                path.push(v);
+                Node {
+                    puzzle: self.puzzle,
+                    depth: self.depth + 1,
+                    path,
+                    base: placed.clone(),
+                    guess: Some((cell, v)),
+                }
+            })
+            .collect()
     }
 }
 
-/// Runs the rules and the search on every puzzle already added to `board` until
-/// each is finished. Returns the number of commits.
-pub fn run_all(
-    board: &mut Board,
-    searches: &mut [Search],
-    notation: Notation,
-) -> Result<u32, String> {
-    let mut commits = 0;
-    loop {
-        board.commit()?;
-        commits += 1;
-        let mut active = false;
-        for s in searches.iter_mut() {
-            if s.step(board, notation)? {
-                active = true;
-            }
+/// What the rules concluded about one node, read after its batch's commit.
+#[derive(Debug)]
+pub(crate) enum Verdict {
+    /// Conflicting givens (only a root can be invalid).
+    Invalid(View),
+    Solved(View),
+    Contradiction,
+    /// Cells open: the view, the chosen cell and its candidates.
+    Stalled(View, usize, Vec<u8>),
+}
+
+impl Verdict {
+    /// Reads instance `p`'s status, view and choice.
+    pub fn read(board: &Board, p: Value) -> Result<Verdict, String> {
+        let status = board.status(p);
+        if status == Status::Contradiction {
+            return Ok(Verdict::Contradiction);
         }
-        if !active {
-            return Ok(commits);
+        let view = board.view(p).ok_or("unknown search node")?;
+        Ok(match status {
+            Status::Invalid => Verdict::Invalid(view),
+            Status::Solved => Verdict::Solved(view),
+            Status::Contradiction => Verdict::Contradiction,
+            Status::Stalled => match board.choice(p) {
+                Some((cell, values)) => Verdict::Stalled(view, cell, values),
+                // No open cell with candidates: a dead end.
+                None => Verdict::Contradiction,
+            },
+        })
+    }
+}
+
+/// One puzzle's search so far: its answers and counts.
+#[derive(Debug)]
+pub(crate) struct Tally {
+    mode: Mode,
+    /// Solutions found with their paths (the two first in depth-first order are kept).
+    solutions: Vec<(Vec<u8>, Grid)>,
+    /// How many solutions were found.
+    pub found: u32,
+    /// The grid as the rules left the root.
+    pub root: Option<Grid>,
+    pub root_rounds: u32,
+    pub guesses: u32,
+    /// Nodes that ended in a contradiction.
+    pub backtracks: u32,
+    pub max_depth: u32,
+    /// A node needed a guess deeper than the mode allows.
+    limited: bool,
+    /// Nodes created and not yet evaluated.
+    pub open: usize,
+    pub outcome: Option<Outcome>,
+}
+
+impl Tally {
+    pub fn new(mode: Mode) -> Tally {
+        Tally {
+            mode,
+            solutions: Vec::new(),
+            found: 0,
+            root: None,
+            root_rounds: 0,
+            guesses: 0,
+            backtracks: 0,
+            max_depth: 0,
+            limited: false,
+            open: 1,
+            outcome: None,
         }
     }
+
+    /// Takes one evaluated node's verdict; returns its children (to be evaluated).
+    /// Sets the outcome once the puzzle is decided.
+    pub fn absorb(&mut self, node: &Node, verdict: Verdict) -> Vec<Node> {
+        self.open -= 1;
+        if self.outcome.is_some() {
+            return Vec::new();
+        }
+        if node.depth == 0 {
+            if let Verdict::Invalid(v) | Verdict::Solved(v) | Verdict::Stalled(v, _, _) = &verdict {
+                self.root = Some(v.grid());
+                self.root_rounds = v.rounds;
+            }
+        }
+        self.max_depth = self.max_depth.max(node.depth);
+        let mut children = Vec::new();
+        match verdict {
+            Verdict::Invalid(_) if node.depth == 0 => self.outcome = Some(Outcome::Invalid),
+            Verdict::Invalid(_) | Verdict::Contradiction => self.backtracks += 1,
+            Verdict::Solved(v) => {
+                self.found += 1;
+                self.solutions.push((node.path.clone(), v.grid()));
+                self.solutions.sort_by(|a, b| a.0.cmp(&b.0));
+                self.solutions.truncate(2);
+            }
+            Verdict::Stalled(v, cell, values) => {
+                if !self.mode.search {
+                    self.outcome = Some(Outcome::Stalled);
+                } else if self.mode.max_depth.is_some_and(|m| node.depth >= m) {
+                    self.limited = true;
+                } else {
+                    children = node.children(&Rc::new(v.grid()), cell, &values);
+                    self.guesses += children.len() as u32;
+                    self.open += children.len();
+                }
+            }
+        }
+        let enough = if self.mode.first { 1 } else { 2 };
+        if self.outcome.is_none() && (self.found >= enough || self.open == 0) {
+            self.outcome = Some(self.conclusion());
+        }
+        if self.outcome.is_some() {
+            children.clear();
+        }
+        children
+    }
+
+    fn conclusion(&self) -> Outcome {
+        match self.found {
+            n if n >= 2 => Outcome::Multiple,
+            1 if self.mode.first || !self.limited => Outcome::Solved,
+            _ if self.limited => Outcome::DepthLimit,
+            _ => Outcome::Unsolvable,
+        }
+    }
+
+    /// The grid to print: the first solution, or where the rules left the root.
+    pub fn grid(&self) -> Option<&Grid> {
+        self.solutions.first().map(|s| &s.1).or(self.root.as_ref())
+    }
+}
+
+/// How `explain` ended: the outcome, the first solution, and the root as the rules
+/// left it (with candidates when the board observes them).
+pub struct Explained {
+    pub outcome: Outcome,
+    pub solution: Option<Grid>,
+    pub root: Option<View>,
+}
+
+/// One node on the explain walk's path: the cell guessed below it and the lines it
+/// printed (a descendant does not repeat them).
+struct Frame {
+    node: Node,
+    placed: Rc<Grid>,
+    cell: usize,
+    values: Vec<u8>,
+    next: usize,
+    said: HashSet<String>,
+}
+
+/// Evaluates one node alone (a fresh dataflow) and returns its verdict and its
+/// deductions in log order, less those its ancestors printed and the event that
+/// restates its guess.
+fn evaluate_alone(
+    board: &mut Board,
+    node: &Node,
+    path: &[Frame],
+    notation: Notation,
+) -> Result<(Verdict, Vec<String>), String> {
+    board.reset()?;
+    node.insert(board, 0)?;
+    board.commit()?;
+    let mut lines = Vec::new();
+    for ev in board.events() {
+        if node
+            .guess
+            .is_some_and(|(c, v)| ev.head == [0, c as Value, v as Value])
+        {
+            continue;
+        }
+        let line = board.render(&ev, notation);
+        if !path.iter().any(|f| f.said.contains(&line)) {
+            lines.push((ev.round, line));
+        }
+    }
+    Ok((Verdict::read(board, 0)?, dedup_lines(lines)))
+}
+
+/// Explains one puzzle: the rules' deductions, then a depth-first walk of its search
+/// nodes, each evaluated alone, in order: `guess v at c (k candidates, depth d)`
+/// once per guess, the deductions it led to, `contradiction: ...`, `backtrack from
+/// c`, `solution found; looking for another`, and `multiple solutions` when a second
+/// one turns up. Lines go to `say` as they happen.
+pub fn explain(
+    board: &mut Board,
+    grid: &Grid,
+    mode: Mode,
+    notation: Notation,
+    say: &mut dyn FnMut(&str),
+) -> Result<Explained, String> {
+    let shape = grid.shape;
+    let mut tally = Tally::new(mode);
+    let mut path: Vec<Frame> = Vec::new();
+    let mut root_view = None;
+    let mut node = Node::root(0, grid.clone());
+    loop {
+        let (verdict, lines) = evaluate_alone(board, &node, &path, notation)?;
+        for l in &lines {
+            say(l);
+        }
+        if node.depth == 0 {
+            if let Verdict::Invalid(v) | Verdict::Solved(v) | Verdict::Stalled(v, _, _) = &verdict {
+                root_view = Some(v.clone());
+            }
+        }
+        let before = tally.found;
+        let stalled = match &verdict {
+            Verdict::Stalled(v, c, vals) => Some((Rc::new(v.grid()), *c, vals.clone())),
+            _ => None,
+        };
+        if let Verdict::Contradiction = verdict {
+            for why in board.contradictions(0, notation) {
+                say(&format!("contradiction: {why}"));
+            }
+        }
+        let children = tally.absorb(&node, verdict);
+        match stalled {
+            Some((placed, cell, values)) if !children.is_empty() => path.push(Frame {
+                node: node.clone(),
+                placed,
+                cell,
+                values,
+                next: 0,
+                said: lines.into_iter().collect(),
+            }),
+            Some((_, cell, _)) if mode.search => say(&format!(
+                "depth limit {}: {} would need a guess at depth {}",
+                node.depth,
+                notation.cell(shape, cell),
+                node.depth + 1
+            )),
+            _ if tally.found > before && tally.outcome.is_none() => {
+                say("solution found; looking for another")
+            }
+            _ => {}
+        }
+        if tally.outcome.is_some() {
+            break;
+        }
+        // The next sibling, unwinding exhausted frames.
+        let next = loop {
+            let Some(top) = path.last_mut() else {
+                break None;
+            };
+            if top.next < top.values.len() {
+                let v = top.values[top.next];
+                top.next += 1;
+                say(&format!(
+                    "guess {} at {} ({} candidates, depth {})",
+                    v,
+                    notation.cell(shape, top.cell),
+                    top.values.len(),
+                    top.node.depth + 1
+                ));
+                break Some(top.node.children(&top.placed, top.cell, &[v]).remove(0));
+            }
+            let done = path.pop().expect("a frame");
+            say(&format!(
+                "backtrack from {}",
+                notation.cell(shape, done.cell)
+            ));
+        };
+        match next {
+            Some(child) => node = child,
+            None => break,
+        }
+    }
+    let outcome = tally.outcome.unwrap_or(Outcome::Stalled);
+    if outcome == Outcome::Multiple {
+        say("multiple solutions");
+    }
+    Ok(Explained {
+        outcome,
+        solution: tally.solutions.first().map(|s| s.1.clone()),
+        root: root_view,
+    })
 }

@@ -1,6 +1,7 @@
-//! Rules plus depth-first search: every valid puzzle solved, several or no solutions
-//! reported. Solutions are checked by the test against the givens and the Sudoku
-//! constraints; counts of solutions come from an independent brute-force solver.
+//! Rules plus search in batches of instances: every valid puzzle solved, several or
+//! no solutions reported, depth limits honoured, explain's log in order. Solutions
+//! are checked by the test against the givens and the Sudoku constraints, and
+//! against the independent brute-force solver's unique solution.
 
 use crate::sudoku_common::*;
 
@@ -30,6 +31,13 @@ fn assert_solves(puzzle: &str, solution: &str) {
     }
 }
 
+/// The solution must be the brute-force oracle's, and the puzzle must have no other.
+fn assert_oracle(puzzle: &str, grid: &str) {
+    let (count, sol) = solve_count(&parse81(puzzle), 2);
+    assert_eq!(count, 1, "{puzzle} has not exactly one solution");
+    assert_eq!(grid, line81(&sol.unwrap()), "{puzzle}");
+}
+
 /// Solves lines through `sudolog solve -` and returns (grid, status) per line.
 fn solve(lines: &[String], extra: &[&str]) -> Vec<(String, String)> {
     let mut args = vec!["solve", "-"];
@@ -50,13 +58,10 @@ fn solve(lines: &[String], extra: &[&str]) -> Vec<(String, String)> {
 }
 
 #[test]
-fn hardest_puzzles_are_solved_and_checked() {
-    let mut puzzles = data("magictour_top1465.txt", 24);
+fn hardest_puzzles_match_the_oracle() {
+    let mut puzzles = data("magictour_top1465.txt", 40);
     puzzles.extend(data("top95.txt", 8));
-    for ((grid, status), puzzle) in solve(&puzzles, &["--fast", "-w", "2"]).iter().zip(&puzzles) {
-        assert_eq!(status, "solved", "{puzzle}");
-        assert_solves(puzzle, grid);
-    }
+    solved_as_the_oracle_says(&puzzles, &["--fast", "-w", "2", "--chunk", "128"]);
 }
 
 #[test]
@@ -206,13 +211,163 @@ fn explain_shows_guesses_and_backtracks_and_ends_solved() {
     assert!(out.contains("\"max_depth\":"));
 }
 
+/// Solves `puzzles` and checks each against the oracle: solved, the unique solution.
+fn solved_as_the_oracle_says(puzzles: &[String], extra: &[&str]) {
+    for ((grid, status), puzzle) in solve(puzzles, extra).iter().zip(puzzles) {
+        assert_eq!(status, "solved", "{puzzle}");
+        assert_oracle(puzzle, grid);
+    }
+}
+
+#[test]
+fn seventeen_clue_puzzles_match_the_oracle() {
+    let puzzles = data("17_clue_2000.txt", 200);
+    solved_as_the_oracle_says(&puzzles, &["--fast", "-w", "2", "--chunk", "128"]);
+}
+
 /// All of top1465 (long: run with `cargo test --release -- --ignored`).
 #[test]
 #[ignore = "long: the whole magictour top1465 set"]
 fn all_of_top1465() {
     let puzzles = data("magictour_top1465.txt", 1465);
+    solved_as_the_oracle_says(&puzzles, &["--fast", "-w", "2", "--chunk", "128"]);
+}
+
+/// 2,000 17-clue puzzles (long: run with `cargo test --release -- --ignored`).
+#[test]
+#[ignore = "long: 2,000 17-clue puzzles"]
+fn two_thousand_seventeen_clue_puzzles() {
+    let puzzles = data("17_clue_2000.txt", 2000);
+    solved_as_the_oracle_says(&puzzles, &["--fast", "-w", "2", "--chunk", "128"]);
+}
+
+#[test]
+fn every_multisol_puzzle_tried_is_multiple() {
+    let puzzles = data("multisol_200.txt", 30);
     for ((grid, status), puzzle) in solve(&puzzles, &["--fast", "-w", "2"]).iter().zip(&puzzles) {
-        assert_eq!(status, "solved", "{puzzle}");
+        assert_eq!(status, "multiple", "{puzzle}");
+        assert!(solve_count(&parse81(puzzle), 2).0 >= 2);
         assert_solves(puzzle, grid);
     }
+}
+
+/// The deepest guess of a puzzle's search, read from `solve --format json`.
+fn max_depth(puzzle: &str, extra: &[&str]) -> (String, u32) {
+    let mut args = vec!["solve", "--format", "json", "-"];
+    args.extend_from_slice(extra);
+    let (code, out, err) = run(&args, Some(&format!("{puzzle}\n")));
+    assert_eq!(code, 0, "{err}");
+    let field = |name: &str| {
+        out.split(&format!("\"{name}\":"))
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .next()
+            .unwrap()
+            .trim_matches('"')
+            .to_string()
+    };
+    (field("status"), field("max_depth").parse().unwrap())
+}
+
+#[test]
+fn max_depth_stops_a_search_that_needs_to_go_deeper() {
+    // A puzzle whose search goes at least two guesses deep.
+    let puzzle = data("magictour_top1465.txt", 20)
+        .into_iter()
+        .find(|p| max_depth(p, &[]).1 >= 2)
+        .expect("a puzzle that needs depth 2");
+    let (status, depth) = max_depth(&puzzle, &[]);
+    assert_eq!(status, "solved");
+    let d = depth.to_string();
+    let below = (depth - 1).to_string();
+    // Deep enough: solved as without the limit; one short, or at 1: depth-limit.
+    assert_eq!(
+        solve(std::slice::from_ref(&puzzle), &["--max-depth", &d])[0].1,
+        "solved"
+    );
+    for limit in [below.as_str(), "1"] {
+        let (grid, status) = &solve(std::slice::from_ref(&puzzle), &["--max-depth", limit])[0];
+        assert_eq!(status, "depth-limit", "--max-depth {limit}");
+        // The grid is as far as the rules got: the givens kept, cells open.
+        assert!(grid.contains('.'), "{grid}");
+        for (a, b) in parse81(&puzzle).iter().zip(parse81(grid)) {
+            assert!(*a == 0 || *a == b);
+        }
+    }
+    let (_, out, _) = run(&["explain", "--max-depth", "1", &puzzle], None);
+    assert!(out.contains("depth limit 1: "), "{out}");
+    assert!(out.ends_with("Sorry - can't solve this grid.\n"));
+    // Depth 0 means no guess at all.
+    assert_eq!(solve(&[puzzle], &["--max-depth", "0"])[0].1, "depth-limit");
+}
+
+#[test]
+fn explain_prints_each_guess_once_in_depth_first_order() {
+    let puzzle = &data("magictour_top1465.txt", 2)[1];
+    let (code, out, err) = run(&["explain", puzzle], None);
+    assert_eq!(code, 0, "{err}");
+    let guesses: Vec<&str> = out.lines().filter(|l| l.starts_with("guess ")).collect();
+    // Only the search's own line: the rule's "guess v at c" event is not repeated.
+    for g in &guesses {
+        assert!(g.contains(" candidates, depth "), "{g}");
+    }
+    // As many guesses as the batched search makes (the whole tree: one solution).
+    let (_, json, _) = run(
+        &["solve", "--format", "json", "-"],
+        Some(&format!("{puzzle}\n")),
+    );
+    let n: usize = json
+        .split("\"guesses\":")
+        .nth(1)
+        .unwrap()
+        .split(',')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(guesses.len(), n, "{out}");
+    // Depth first: a guess goes at most one level below the one before it, and the
+    // same cell and value never come twice in a row.
+    let depth = |l: &str| -> u32 {
+        l.rsplit("depth ")
+            .next()
+            .unwrap()
+            .trim_end_matches(')')
+            .parse()
+            .unwrap()
+    };
+    assert_eq!(depth(guesses[0]), 1);
+    for w in guesses.windows(2) {
+        assert!(depth(w[1]) <= depth(w[0]) + 1, "{} then {}", w[0], w[1]);
+        assert_ne!(w[0], w[1]);
+    }
+    assert!(
+        out.contains("\nsolution found; looking for another\n"),
+        "{out}"
+    );
+    assert!(!out.contains("multiple solutions"));
+    let grid: String = out
+        .lines()
+        .rev()
+        .take(9)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    assert_oracle(puzzle, &grid);
+}
+
+#[test]
+fn explain_says_multiple_solutions() {
+    let puzzle = &data("multisol_200.txt", 1)[0];
+    let (code, out, err) = run(&["explain", "--fast", puzzle], None);
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[lines.len() - 10], "multiple solutions", "{out}");
+    assert_solves(puzzle, &lines[lines.len() - 9..].concat());
+    // With --first, the first solution ends it.
+    let (_, out, _) = run(&["explain", "--fast", "--first", puzzle], None);
+    assert!(!out.contains("multiple solutions"));
+    assert!(!out.contains("looking for another"));
 }
