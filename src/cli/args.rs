@@ -28,6 +28,7 @@ const VALUED: &[&str] = &[
     "--nodes",
     "--edges",
     "--scratch-every",
+    "--port",
 ];
 
 pub struct Args {

@@ -19,6 +19,7 @@ Usage:
   sudolog dump PUZZLE [--rounds K]
   sudolog validate PUZZLE
   sudolog edit [PUZZLE] [--notation drools|rc] [--echo]   (commands on stdin; type help)
+  sudolog serve [--port N] [--fast] [PUZZLE]   the board: a web page on 127.0.0.1 (default port 8080)
 
 PUZZLE is a file, an 81-character string, - for stdin, or a sample name:
 simple, medium, hard1, hard2, hard3, hard4, broken, sdo, javadoc, 6948.
@@ -53,6 +54,7 @@ pub fn main(argv: Vec<String>) -> i32 {
         "validate" => sudoku::validate(&args),
         "edit" => edit::run(&args),
         "bench" => bench::run(&args),
+        "serve" => serve(&args),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             Ok(0)
@@ -73,4 +75,37 @@ pub fn main(argv: Vec<String>) -> i32 {
             1
         }
     }
+}
+
+/// `sudolog serve [--port N] [--fast] [--rules FILE]... [PUZZLE]`: the board.
+fn serve(args: &Args) -> Result<i32, String> {
+    use sudolog::sudoku::rules::{self, Builtin};
+    args.reject_unknown(&["--fast"])?;
+    let port: u16 = args.number("--port", 8080)?;
+    let puzzle = match args.positional.as_slice() {
+        [] => sudolog::sudoku::grid::Grid::empty(sudolog::sudoku::grid::Shape::NINE),
+        [arg] => {
+            sudolog::sudoku::puzzle::parse_puzzle_arg(arg)?
+                .into_iter()
+                .next()
+                .ok_or_else(|| format!("no puzzle in '{arg}'"))?
+                .map_err(|e| e.to_string())?
+                .grid
+        }
+        _ => return Err("sudolog serve: give at most one PUZZLE".into()),
+    };
+    let default = if args.flag("--fast") {
+        Builtin::Fast
+    } else {
+        Builtin::Full
+    };
+    let program = rules::load(&args.values("--rules"), default)?;
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    sudolog::web::serve(sudolog::web::ServeOptions {
+        addr,
+        program,
+        puzzle,
+    })
+    .map_err(|e| e.to_string())?;
+    Ok(0)
 }

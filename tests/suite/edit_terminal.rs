@@ -2,8 +2,6 @@
 //! `script` (util-linux), which gives it a pseudo-terminal; keys are sent one line at
 //! a time, each after the output of the one before, as a person would type them.
 
-
-
 use std::io::{Read, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};

@@ -9,7 +9,6 @@
 //! the fact with different rounds). To replay one program:
 //! `SEED=123 cargo test --release --test suite engine_differential::replay -- --ignored --nocapture`.
 
-
 use std::ops::Range;
 use std::sync::Arc;
 

@@ -10,7 +10,6 @@
 //! facts are permanent) and, for some seeds, facts of relations that are not `.input`
 //! (any relation that is not a view accepts inserts).
 
-
 use std::collections::BTreeSet;
 use std::ops::Range;
 use std::sync::Arc;

@@ -9,6 +9,8 @@
 mod common;
 mod sudoku_common;
 
+mod board_browser;
+mod board_server;
 mod diagnostics;
 mod edit_property;
 mod edit_session;

@@ -2,7 +2,6 @@
 //! directly as checked IR, with results worked out by hand. Also checks that the
 //! generators are deterministic and produce sane update sequences.
 
-
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::common::gen;
