@@ -15,6 +15,7 @@ pub mod plan;
 pub mod session;
 pub mod sudoku;
 pub mod syntax;
+pub mod web;
 
 /// The most columns a relation may have, and the most variables a rule may hold at
 /// once (rows are fixed-width arrays of this many values).

@@ -58,7 +58,20 @@ pub enum Command {
     /// Measurements (see docs/PERFORMANCE.md)
     #[command(subcommand)]
     Bench(BenchCommand),
-    // `serve` (the web board, src/web/) goes here.
+    /// The board: a web page on a live editing session (127.0.0.1)
+    #[command(after_help = PUZZLE_HELP)]
+    Serve(ServeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// The puzzle to open (default: an empty 9x9 grid)
+    pub puzzle: Option<String>,
+    /// The port on 127.0.0.1
+    #[arg(long, default_value_t = 8080)]
+    pub port: u16,
+    #[command(flatten)]
+    pub rules: RulesArgs,
 }
 
 /// Timely's process options, as ordinary named options.

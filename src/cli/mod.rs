@@ -40,8 +40,26 @@ pub fn main(argv: impl IntoIterator<Item = std::ffi::OsString>) -> anyhow::Resul
         Command::Validate(a) => sudoku::validate(a),
         Command::Edit(a) => edit::run(a),
         Command::Bench(b) => bench::run(b),
+        Command::Serve(a) => serve(a),
     }?;
     Ok(status)
+}
+
+/// `sudolog serve [PUZZLE] [--port N]`: the board until interrupted.
+fn serve(args: &args::ServeArgs) -> Result<u8, CliError> {
+    let puzzle = match &args.puzzle {
+        None => sudolog::sudoku::grid::Grid::empty(sudolog::sudoku::grid::Shape::NINE),
+        Some(arg) => puzzles::one(arg, "serve")?.grid,
+    };
+    let program = rules::program(&args.rules, sudolog::sudoku::rules::Builtin::Full)?;
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], args.port));
+    sudolog::web::serve(sudolog::web::ServeOptions {
+        addr,
+        program,
+        puzzle,
+    })
+    .map_err(|e| CliError::Engine(e.to_string()))?;
+    Ok(0)
 }
 
 /// The exit status for an error `main` returned: a [`CliError`]'s own, else 1.

@@ -33,13 +33,15 @@
 //! # Horizon
 //!
 //! Like the Drools example's Step button, the session shows the reasoning up to a
-//! horizon: a round number, or all rounds. The engine always computes the whole
-//! fixpoint; the horizon only filters what is shown (placed facts and eliminations
-//! with round <= h, explain events with round <= h). After start and `load` the
-//! horizon is "all". `step` from "all" rewinds to round 1 (the givens placed); each
-//! further `step` advances to the next round in which a value is placed and prints
-//! the deductions in between; `solve` prints the rest and returns to "all". Edits
-//! while stepping are diffed at the horizon.
+//! [`Horizon`]: a round, and how many of that round's placed values are shown; or
+//! all rounds. The engine always computes the whole fixpoint; the horizon only
+//! filters what is shown. After start and `load` the horizon is "all". `step` from
+//! "all" rewinds to [`Horizon::GIVENS`] (the givens placed and the candidates they
+//! rule out); each further `step` shows exactly one more placed value and the
+//! deductions that led to it (those not shown yet, up to it in log order), as
+//! Drools' Step does; `solve` prints the rest and returns to "all". Within a round,
+//! values are shown in log order (tier, rule, cell). Edits while stepping are diffed
+//! at the horizon.
 //!
 //! # Undo
 //!
@@ -47,7 +49,8 @@
 //! same incremental path). The undo stack holds at most [`UNDO_LIMIT`] grids of
 //! givens; nothing else grows with the length of a session.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -67,6 +70,72 @@ const P: Value = 0;
 /// The most edits `undo` can go back (older ones are forgotten).
 pub const UNDO_LIMIT: usize = 1000;
 
+/// How far the reasoning is shown while stepping: every fact and deduction of the
+/// rounds before `round`, and the first `placed` values placed in `round` (in log
+/// order) with their deductions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Horizon {
+    pub round: u32,
+    pub placed: usize,
+}
+
+impl Horizon {
+    /// Where stepping starts: the givens (placed in round 1) and the candidates they
+    /// rule out (round 2).
+    pub const GIVENS: Horizon = Horizon {
+        round: 3,
+        placed: 0,
+    };
+}
+
+/// What a horizon shows, resolved against the engine's current state (which values
+/// of the horizon's round come first). Made by [`Editor::visible`].
+#[derive(Clone, Debug)]
+pub struct Visible {
+    /// `None`: everything.
+    horizon: Option<Horizon>,
+    /// The values of the horizon's round that are shown.
+    first: HashSet<(usize, u8)>,
+    /// Per rule: whether its head is `placed`.
+    places: Vec<bool>,
+}
+
+impl Visible {
+    /// Whether a fact of `placed` (`is_placed`) or `eliminated` about cell `c` and
+    /// value `v`, first derived in `round`, is shown.
+    pub fn fact(&self, is_placed: bool, c: usize, v: u8, round: u32) -> bool {
+        match self.horizon {
+            None => true,
+            Some(h) => {
+                round < h.round || (is_placed && round == h.round && self.first.contains(&(c, v)))
+            }
+        }
+    }
+
+    /// Whether an explain event (of puzzle 0) is shown.
+    pub fn event(&self, e: &Event) -> bool {
+        let places = self.places.get(e.rule).copied().unwrap_or(false);
+        let (c, v) = (
+            e.head.get(1).copied().unwrap_or(-1),
+            e.head.get(2).copied().unwrap_or(-1),
+        );
+        if c < 0 || v < 0 {
+            return self.horizon.is_none_or(|h| e.round < h.round);
+        }
+        self.fact(places, c as usize, v as u8, e.round)
+    }
+}
+
+/// One line of the explain log, for a front end: its text, the cells of its pattern
+/// (those its template names, ascending) and the cell it acts on (the head's cell).
+/// Lines that read the same in one round are one line (as `explain` prints them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogLine {
+    pub text: String,
+    pub cells: Vec<usize>,
+    pub target: Option<usize>,
+}
+
 /// The text of `help`.
 pub const HELP: &str = "\
 commands:
@@ -74,7 +143,8 @@ commands:
   clear CELL     remove the given in CELL
   load PUZZLE    a file, an 81-character string or a sample name (simple, medium,
                  hard1..hard4, broken, sdo, javadoc, 6948)
-  step           from the givens, advance to the next round that places a value
+  step           place one more value and show the deductions that led to it
+                 (the first step goes back to the givens)
   solve          show the remaining deductions, then the solution or the dump
   dump           the grid with candidates (at the current step)
   explain        every deduction so far (up to the current step)
@@ -103,7 +173,7 @@ pub struct Editor {
     notation: Notation,
     givens: Grid,
     /// `None`: all rounds.
-    horizon: Option<u32>,
+    horizon: Option<Horizon>,
     undo: VecDeque<Entry>,
     /// Most edits `undo` can take back (the oldest are forgotten beyond it).
     undo_limit: usize,
@@ -198,8 +268,8 @@ impl Editor {
         &self.givens
     }
 
-    /// The horizon: `Some(round)` while stepping, `None` for all rounds.
-    pub fn horizon(&self) -> Option<u32> {
+    /// The horizon: `Some` while stepping, `None` for all rounds.
+    pub fn horizon(&self) -> Option<Horizon> {
         self.horizon
     }
 
@@ -231,22 +301,22 @@ impl Editor {
     }
 
     /// As [`Editor::state`], at horizon `h` (`None`: all rounds).
-    pub fn state_at(&self, h: Option<u32>) -> (Vec<u8>, Vec<Vec<u8>>) {
+    pub fn state_at(&self, h: Option<Horizon>) -> (Vec<u8>, Vec<Vec<u8>>) {
+        let vis = self.visible(h);
         let shape = self.givens.shape;
         let (n, size) = (shape.cells(), shape.size());
-        let shown = |r: u32| h.is_none_or(|h| r <= h);
         let s = self.board.session();
         let mut placed = vec![0u8; n];
         for (row, r) in s.rows_with_prefix(self.placed, &[P]) {
             let (c, v) = (row[1] as usize, row[2] as u8);
-            if shown(r) && c < n && (placed[c] == 0 || v < placed[c]) {
+            if c < n && vis.fact(true, c, v, r) && (placed[c] == 0 || v < placed[c]) {
                 placed[c] = v;
             }
         }
         let mut out = vec![vec![true; size + 1]; n];
         for (row, r) in s.rows_with_prefix(self.eliminated, &[P]) {
             let (c, v) = (row[1] as usize, row[2] as usize);
-            if shown(r) && c < n && v <= size {
+            if c < n && v <= size && vis.fact(false, c, v as u8, r) {
                 out[c][v] = false;
             }
         }
@@ -255,6 +325,125 @@ impl Editor {
             .map(|ok| (1..=size).filter(|&v| ok[v]).map(|v| v as u8).collect())
             .collect();
         (placed, cands)
+    }
+
+    /// Shows the reasoning from [`Horizon::GIVENS`] on, as stepping does (the board
+    /// starts there after a load).
+    pub fn rewind(&mut self) {
+        self.horizon = Some(Horizon::GIVENS);
+    }
+
+    /// Loads `grid` as `load` does (an edit of the givens, or a new puzzle if its
+    /// size differs). Out: the diff text.
+    pub fn load_grid(&mut self, grid: Grid) -> Result<String, String> {
+        self.edit(grid, true)
+    }
+
+    /// What the rules concluded about the grid (at the fixpoint).
+    pub fn status(&self) -> Status {
+        self.board.status(P)
+    }
+
+    /// The explain log at the current horizon, in log order.
+    pub fn log(&self) -> Vec<LogLine> {
+        let vis = self.visible(self.horizon);
+        self.log_of(self.board.events().into_iter().filter(|e| vis.event(e)))
+    }
+
+    /// The next deduction the horizon does not show yet (while stepping), not applied.
+    pub fn hint(&self) -> Option<LogLine> {
+        let vis = self.visible(Some(self.horizon?));
+        let next = self
+            .board
+            .events()
+            .into_iter()
+            .filter(|e| e.head[0] == P && !vis.event(e))
+            .collect::<Vec<_>>();
+        self.log_of(next.into_iter()).into_iter().next()
+    }
+
+    /// Log lines of events (puzzle 0), in log order, lines that read the same in one
+    /// round merged.
+    fn log_of(&self, evs: impl Iterator<Item = Event>) -> Vec<LogLine> {
+        let rules = &self.board.program().rules;
+        let mut evs: Vec<Event> = evs.filter(|e| e.head[0] == P).collect();
+        evs.sort_by(|a, b| {
+            (a.round, rules[a.rule].tier, a.rule, &a.head, &a.bindings).cmp(&(
+                b.round,
+                rules[b.rule].tier,
+                b.rule,
+                &b.head,
+                &b.bindings,
+            ))
+        });
+        let shape = self.givens.shape;
+        let mut out: Vec<LogLine> = Vec::new();
+        let mut last: Option<(u32, String)> = None;
+        for e in evs {
+            let cells = RefCell::new(Vec::new());
+            let text = crate::session::render_event(
+                self.board.program(),
+                self.board.session().symbols_ref(),
+                &e,
+                &|format, v| {
+                    (format == "cell").then(|| {
+                        cells.borrow_mut().push(v as usize);
+                        self.notation.cell(shape, v as usize)
+                    })
+                },
+            );
+            let mut cells = cells.into_inner();
+            let target = (rules[e.rule].head == self.placed
+                || rules[e.rule].head == self.eliminated)
+                .then(|| e.head.get(1).map(|&c| c as usize))
+                .flatten();
+            if last.as_ref() == Some(&(e.round, text.clone())) {
+                if let Some(prev) = out.last_mut() {
+                    prev.cells.append(&mut cells);
+                    prev.cells.sort_unstable();
+                    prev.cells.dedup();
+                }
+                continue;
+            }
+            cells.sort_unstable();
+            cells.dedup();
+            last = Some((e.round, text.clone()));
+            out.push(LogLine {
+                text,
+                cells,
+                target,
+            });
+        }
+        out
+    }
+
+    /// Where the grid is contradictory (at the fixpoint): each reason, as
+    /// [`Board::contradictions`] words it, with the cells it is about (the empty
+    /// cell, or the group's cells).
+    pub fn contradictions_with_cells(&self) -> Vec<(String, Vec<usize>)> {
+        let words = self.board.contradictions(P, self.notation);
+        let shape = self.givens.shape;
+        let all = super::grid::groups(shape);
+        let s = self.board.session();
+        let rels = &self.board.rels;
+        let mut cells: Vec<Vec<usize>> = Vec::new();
+        for (rel, group) in [
+            (rels.empty_cell, false),
+            (rels.no_place, true),
+            (rels.clash, true),
+        ] {
+            if let Some(r) = rel.filter(|&r| s.is_observed(r)) {
+                for (row, _) in s.rows_with_prefix(r, &[P]) {
+                    let x = row[1] as usize;
+                    cells.push(if group {
+                        all.get(x).map(|(_, cs)| cs.clone()).unwrap_or_default()
+                    } else {
+                        vec![x]
+                    });
+                }
+            }
+        }
+        words.into_iter().zip(cells).collect()
     }
 
     /// Runs one command line. `Ok` holds the text to print (lines ending in `'\n'`,
@@ -336,7 +525,7 @@ impl Editor {
             "solve" => self.solve(),
             "dump" => Ok(self.dump_text()),
             "explain" => {
-                let lines = self.explain_lines(None, self.horizon);
+                let lines = self.explain_lines(None, &self.visible(self.horizon));
                 Ok(if lines.is_empty() {
                     "no deductions\n".to_string()
                 } else {
@@ -397,6 +586,8 @@ impl Editor {
         if load {
             self.horizon = None;
         }
+        // What was shown before, resolved against the state before the commit.
+        let before = self.visible(self.horizon);
         if target.shape != self.givens.shape {
             // Another geometry: a different puzzle altogether.
             self.board.reset()?;
@@ -416,13 +607,17 @@ impl Editor {
         self.givens = target;
         let commit = self.board.commit()?;
         self.last_commit = Some(commit.elapsed);
-        Ok(self.describe(&commit))
+        Ok(self.describe(&commit, &before))
     }
 
-    /// The diff of one commit at the current horizon, then any contradiction.
-    fn describe(&self, commit: &Commit) -> String {
+    /// The diff of one commit at the current horizon (`before`: what it showed before
+    /// the commit), then any contradiction.
+    fn describe(&self, commit: &Commit, before: &Visible) -> String {
         let h = self.horizon;
-        let shown = |r: Option<u32>| r.is_some_and(|r| h.is_none_or(|h| r <= h));
+        let after = self.visible(h);
+        let shown = |vis: &Visible, placed: bool, (c, v): (usize, u8), r: Option<u32>| {
+            r.is_some_and(|r| vis.fact(placed, c, v, r))
+        };
         let mut out = String::new();
 
         let facts = |rel: RelId| {
@@ -435,10 +630,26 @@ impl Editor {
             )
         };
         let (mut solved, mut unsolved) = (Vec::new(), Vec::new());
-        for ((c, v), m) in facts(self.placed) {
-            match (shown(m.before), shown(m.after)) {
-                (false, true) => solved.push((c, v)),
-                (true, false) => unsolved.push((c, v)),
+        // Values of the horizon's round that the edit reordered in or out of the
+        // first `placed` are shown or hidden without changing in the commit.
+        let reordered: HashSet<(usize, u8)> = before.first.union(&after.first).copied().collect();
+        let mut placed_moves = facts(self.placed);
+        for (row, r) in self.board.session().rows_with_prefix(self.placed, &[P]) {
+            let cv = (row[1] as usize, row[2] as u8);
+            if reordered.contains(&cv) {
+                placed_moves.entry(cv).or_insert(Move {
+                    before: Some(r),
+                    after: Some(r),
+                });
+            }
+        }
+        for (cv, m) in placed_moves {
+            match (
+                shown(before, true, cv, m.before),
+                shown(&after, true, cv, m.after),
+            ) {
+                (false, true) => solved.push(cv),
+                (true, false) => unsolved.push(cv),
                 _ => {}
             }
         }
@@ -454,7 +665,10 @@ impl Editor {
             if placed_now.get(c).is_none_or(|&p| p != 0) {
                 continue;
             }
-            match (shown(m.before), shown(m.after)) {
+            match (
+                shown(before, false, (c, v), m.before),
+                shown(&after, false, (c, v), m.after),
+            ) {
                 (false, true) => cands.entry(c).or_default().0.push(v),
                 (true, false) => cands.entry(c).or_default().1.push(v),
                 _ => {}
@@ -472,27 +686,43 @@ impl Editor {
             out.push('\n');
         }
 
-        let evs = moves(
+        let mut evs = moves(
             commit
                 .events
                 .iter()
                 .filter(|(e, _)| e.head[0] == P)
                 .map(|(e, d)| ((e.rule, e.head.clone(), e.bindings.clone()), e.round, *d)),
         );
+        for e in self.board.events() {
+            if e.head[0] != P || e.head.len() < 3 {
+                continue;
+            }
+            if reordered.contains(&(e.head[1] as usize, e.head[2] as u8)) {
+                evs.entry((e.rule, e.head.clone(), e.bindings.clone()))
+                    .or_insert(Move {
+                        before: Some(e.round),
+                        after: Some(e.round),
+                    });
+            }
+        }
         let (mut new, mut gone) = (Vec::new(), Vec::new());
         for ((rule, head, bindings), m) in evs {
-            let (b, a) = (shown(m.before), shown(m.after));
-            let (list, round) = match (b, a) {
-                (false, true) => (&mut new, m.after),
-                (true, false) => (&mut gone, m.before),
-                _ => continue,
+            let at = |round: Option<u32>| {
+                round.map(|round| Event {
+                    rule,
+                    round,
+                    head: head.clone(),
+                    bindings: bindings.clone(),
+                })
             };
-            list.push(Event {
-                rule,
-                round: round.unwrap_or(0),
-                head,
-                bindings,
-            });
+            let (b, a) = (at(m.before), at(m.after));
+            let shown_b = b.as_ref().is_some_and(|e| before.event(e));
+            let shown_a = a.as_ref().is_some_and(|e| after.event(e));
+            match (shown_b, shown_a, a, b) {
+                (false, true, Some(e), _) => new.push(e),
+                (true, false, _, Some(e)) => gone.push(e),
+                _ => {}
+            }
         }
         for l in self.render_events(new) {
             out.push_str(&l);
@@ -547,14 +777,15 @@ impl Editor {
         dedup_lines(lines)
     }
 
-    /// The explain lines of rounds in `(from, to]` (`None`: unbounded), one per line.
-    fn explain_lines(&self, from: Option<u32>, to: Option<u32>) -> String {
+    /// The explain lines shown by `to` and not by `from` (`None`: none shown), in
+    /// log order, one per line.
+    fn explain_lines(&self, from: Option<&Visible>, to: &Visible) -> String {
         let evs: Vec<Event> = self
             .board
             .events()
             .into_iter()
             .filter(|e| e.head[0] == P)
-            .filter(|e| from.is_none_or(|f| e.round > f) && to.is_none_or(|t| e.round <= t))
+            .filter(|e| to.event(e) && !from.is_some_and(|f| f.event(e)))
             .collect();
         let mut out = String::new();
         for l in self.render_events(evs) {
@@ -562,6 +793,76 @@ impl Editor {
             out.push('\n');
         }
         out
+    }
+
+    /// What horizon `h` shows in the current state of the engine.
+    pub fn visible(&self, h: Option<Horizon>) -> Visible {
+        let places: Vec<bool> = self
+            .board
+            .program()
+            .rules
+            .iter()
+            .map(|r| r.head == self.placed)
+            .collect();
+        let first = match h {
+            Some(h) if h.placed > 0 => self
+                .round_placements(h.round)
+                .into_iter()
+                .take(h.placed)
+                .collect(),
+            _ => HashSet::new(),
+        };
+        Visible {
+            horizon: h,
+            first,
+            places,
+        }
+    }
+
+    /// The values placed in `round`, in log order: by the (tier, rule) of the first
+    /// deduction that placed them, then cell and value; values no explained rule
+    /// placed come last.
+    fn round_placements(&self, round: u32) -> Vec<(usize, u8)> {
+        let rules = &self.board.program().rules;
+        let mut keyed: BTreeMap<(usize, u8), (u32, usize)> = BTreeMap::new();
+        for (row, r) in self.board.session().rows_with_prefix(self.placed, &[P]) {
+            if r == round {
+                keyed.insert((row[1] as usize, row[2] as u8), (u32::MAX, usize::MAX));
+            }
+        }
+        for e in self.board.events() {
+            if e.round != round || e.head[0] != P || rules[e.rule].head != self.placed {
+                continue;
+            }
+            let cv = (e.head[1] as usize, e.head[2] as u8);
+            if let Some(k) = keyed.get_mut(&cv) {
+                *k = (*k).min((rules[e.rule].tier, e.rule));
+            }
+        }
+        let mut list: Vec<((u32, usize), (usize, u8))> =
+            keyed.into_iter().map(|(cv, k)| (k, cv)).collect();
+        list.sort();
+        list.into_iter().map(|(_, cv)| cv).collect()
+    }
+
+    /// The horizon one placed value further than `h`: the next value of `h`'s round,
+    /// else the first value of the next round that places one; `None` when no value
+    /// is left to show.
+    fn next_horizon(&self, h: Horizon) -> Option<Horizon> {
+        if self.round_placements(h.round).len() > h.placed {
+            return Some(Horizon {
+                round: h.round,
+                placed: h.placed + 1,
+            });
+        }
+        self.board
+            .session()
+            .rows_with_prefix(self.placed, &[P])
+            .into_iter()
+            .map(|(_, r)| r)
+            .filter(|&r| r > h.round)
+            .min()
+            .map(|round| Horizon { round, placed: 1 })
     }
 
     /// The Drools dump at the current horizon.
@@ -594,25 +895,18 @@ impl Editor {
 
     fn step(&mut self) -> Result<String, String> {
         let Some(h) = self.horizon else {
-            self.horizon = Some(1);
+            self.horizon = Some(Horizon::GIVENS);
             return Ok("stepping from the givens\n".into());
         };
-        let next = self
-            .board
-            .session()
-            .rows_with_prefix(self.placed, &[P])
-            .into_iter()
-            .map(|(_, r)| r)
-            .filter(|&r| r > h)
-            .min();
-        match next {
+        let from = self.visible(Some(h));
+        match self.next_horizon(h) {
             Some(n) => {
                 self.horizon = Some(n);
-                Ok(self.explain_lines(Some(h), Some(n)))
+                Ok(self.explain_lines(Some(&from), &self.visible(Some(n))))
             }
             None => {
-                let mut out = self.explain_lines(Some(h), None);
                 self.horizon = None;
+                let mut out = self.explain_lines(Some(&from), &self.visible(None));
                 out.push_str(&self.outcome(false));
                 Ok(out)
             }
@@ -620,11 +914,12 @@ impl Editor {
     }
 
     fn solve(&mut self) -> Result<String, String> {
-        let mut out = match self.horizon {
-            Some(h) => self.explain_lines(Some(h), None),
+        let from = self.horizon.map(|h| self.visible(Some(h)));
+        self.horizon = None;
+        let mut out = match &from {
+            Some(f) => self.explain_lines(Some(f), &self.visible(None)),
             None => String::new(),
         };
-        self.horizon = None;
         out.push_str(&self.outcome(true));
         Ok(out)
     }

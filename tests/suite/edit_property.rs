@@ -29,7 +29,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use sudolog::sudoku::board::{Board, Options, Status};
-use sudolog::sudoku::edit::{random_edit_in, Editor, Rng};
+use sudolog::sudoku::edit::{random_edit_in, Editor, Horizon, Rng};
 use sudolog::sudoku::explain::Notation;
 use sudolog::sudoku::grid::{digit_char, parse_cell, Grid};
 use sudolog::sudoku::puzzle::parse_text;
@@ -184,21 +184,21 @@ struct Seen {
     events: BTreeMap<(usize, Vec<i32>, Vec<i32>), String>,
 }
 
-fn seen(ed: &Editor, h: Option<u32>) -> Seen {
-    let shown = |r: u32| h.is_none_or(|h| r <= h);
+fn seen(ed: &Editor, h: Option<Horizon>) -> Seen {
+    let vis = ed.visible(h);
     let b = ed.board();
     let placed = b
         .session()
         .rows_with_prefix(b.rels.placed.unwrap(), &[0])
         .into_iter()
-        .filter(|(_, r)| shown(*r))
+        .filter(|(row, r)| vis.fact(true, row[1] as usize, row[2] as u8, *r))
         .map(|(row, _)| (row[1] as usize, row[2] as u8))
         .collect();
     let (values, cands) = ed.state_at(h);
     let events = b
         .events()
         .into_iter()
-        .filter(|e| e.head[0] == 0 && shown(e.round))
+        .filter(|e| e.head[0] == 0 && vis.event(e))
         .map(|e| {
             let line = b.render(&e, D);
             ((e.rule, e.head, e.bindings), line)

@@ -302,28 +302,30 @@ fn stepping_and_an_edit_at_the_horizon() {
     let script = "step\ndump\nstep\nexplain\nstep\nstep\nclear r5c8\nstep\nundo\nsolve\n";
     let out = run(&[G1], script);
     let mut want = lines("stepping from the givens");
-    // At round 1 only the givens are placed and nothing is eliminated yet.
-    let all: &[u8] = &[1, 2, 3, 4, 5, 6, 7, 8, 9];
+    // From the givens: they are placed and have removed their values from their
+    // peers (rounds 1 and 2), nothing more.
+    let (three, both): (&[u8], &[u8]) = (&[3], &[3, 7]);
     want.extend(dump_of(
         &grid(G1),
-        &[(at(3, 2), all), (at(3, 7), all), (at(4, 2), all)],
+        &[(at(3, 2), both), (at(3, 7), three), (at(4, 2), three)],
     ));
-    // The next round that places values is round 3.
-    want.extend(g1_deductions());
-    want.extend(g1_deductions());
-    // No round after 3 places anything: the dump of the full grid, solved.
-    want.extend(dump_of(&grid(SOLUTION), &[]));
-    want.push("solved".into());
-    // That ended the stepping; step again: back to the givens.
-    want.push("stepping from the givens".into());
-    // clear r5c8 at round 1: the given is gone; no eliminations are visible yet, so
-    // no candidates change, and no deductions are made by round 1.
-    want.push("- [4,7] = 7".into());
-    // step: no round after 1 places a value any more: the rest of the log (none),
-    // then the dump with the rectangle open, and no solution.
+    // Each step places exactly one value (round 3's, in log order); explain shows
+    // what has been shown so far.
+    want.extend(lines(
+        "single 3 at [3,7]\nsingle 3 at [3,7]\nsingle 3 at [4,2]\nhidden single 7 at [3,2]",
+    ));
+    // clear r5c8 while all of round 3 is shown: the given and the three values go,
+    // the open corners get back what the given had removed (round 2), and round 3's
+    // deductions are withdrawn.
+    want.extend(lines(
+        "- [3,2] = 7\n- [3,7] = 3\n- [4,2] = 3\n- [4,7] = 7\n\
+         candidates [3,7]: +7\ncandidates [4,2]: +7\ncandidates [4,7]: +3",
+    ));
+    want.extend(withdrawn(&g1_deductions()));
+    // step: no value is left to place: the rest of the log (none), then the dump
+    // with the rectangle open, and no solution.
     let mut open = grid(G1);
     open.values[at(4, 7)] = 0;
-    let both: &[u8] = &[3, 7];
     want.extend(dump_of(
         &open,
         &[
@@ -416,20 +418,26 @@ fn step_script_runs() {
     let out = run(&["simple"], include_str!("../../inputs/edits/step.txt"));
     let ls: Vec<&str> = out.lines().collect();
     assert_eq!(ls[0], "stepping from the givens");
-    // The dump at round 1: the givens, every open cell with all nine candidates.
+    // The dump from the givens: each open cell has the values no given peer holds.
     let simple =
         grid(".568.194.9..6.5..37..493..8897.4.635..39.68..465.8.2915..269..76..5.4..9.497.835.");
-    let all: Vec<u8> = (1..=9).collect();
-    let open: Vec<(usize, &[u8])> = (0..81)
+    let cands: Vec<(usize, Vec<u8>)> = (0..81)
         .filter(|&c| simple.values[c] == 0)
-        .map(|c| (c, all.as_slice()))
+        .map(|c| {
+            let peers = sudolog::sudoku::grid::peers(Shape::NINE, c);
+            let left = (1..=9u8)
+                .filter(|&v| peers.iter().all(|&p| simple.values[p] != v))
+                .collect();
+            (c, left)
+        })
         .collect();
+    let open: Vec<(usize, &[u8])> = cands.iter().map(|(c, v)| (*c, v.as_slice())).collect();
     let d = dump_of(&simple, &open);
     assert_eq!(
         ls[1..11].to_vec(),
         d.iter().map(String::as_str).collect::<Vec<_>>()
     );
-    // The edit at round 1.
+    // The edit, from the givens.
     assert_eq!(ls[11], "- [0,1] = 5");
     // The next step places the 5 again.
     assert!(ls[12..].contains(&"hidden single 5 at [0,1]"), "{out}");

@@ -10,6 +10,8 @@ mod common;
 mod sudoku_common;
 
 mod aggregate_scope;
+mod board_browser;
+mod board_server;
 mod cli;
 mod diagnostics;
 mod edit_property;
