@@ -1055,7 +1055,9 @@ fn rename_literal(l: &mut Literal, f: &dyn Fn(&mut VarId)) {
             if let Some(t) = target {
                 rename_expr(t, f);
             }
-            group.iter_mut().for_each(|v| f(v));
+            for v in group.iter_mut() {
+                f(v);
+            }
             body.iter_mut().for_each(|l| rename_literal(l, f));
         }
     }

@@ -145,7 +145,10 @@ impl Sink {
 }
 
 /// Drools' validation lines for an invalid puzzle's givens (none otherwise).
-fn validation_lines(s: &Solved, validator: &mut Option<Validator>) -> Result<Vec<String>, CliError> {
+fn validation_lines(
+    s: &Solved,
+    validator: &mut Option<Validator>,
+) -> Result<Vec<String>, CliError> {
     if s.outcome != Outcome::Invalid {
         return Ok(Vec::new());
     }

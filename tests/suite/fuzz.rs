@@ -151,7 +151,7 @@ const PROGRAM_TOKENS: &[&str] = &[
 #[test]
 fn programs_never_crash() {
     let seeds = program_seeds();
-    let mut rng = Rng(0x5EED_0F_D474_10C5);
+    let mut rng = Rng(0x005E_ED0F_D474_10C5);
     let mut current = seeds[0].clone();
     for i in 0..5000 {
         if i % 4 == 0 {
@@ -187,7 +187,7 @@ const PUZZLE_LINES: &[&str] = &[
 
 #[test]
 fn puzzle_text_accounted_for() {
-    let mut rng = Rng(0xF022_1E5);
+    let mut rng = Rng(0x0F02_21E5);
     for i in 0..10000 {
         let n = rng.below(24);
         let mut text = String::new();
@@ -249,10 +249,12 @@ fn edit_commands_never_crash() {
     for _ in 0..150 {
         let mut input = String::new();
         for _ in 0..1 + rng.below(8) {
-            input.push_str(*rng.pick(&words[..]));
+            let word: &&str = rng.pick(&words[..]);
+            input.push_str(word);
             for _ in 0..rng.below(3) {
                 input.push(' ');
-                input.push_str(*rng.pick(&args[..]));
+                let arg: &&str = rng.pick(&args[..]);
+                input.push_str(arg);
             }
             input.push('\n');
         }
