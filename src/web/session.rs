@@ -14,12 +14,14 @@ use tokio::sync::oneshot;
 
 use super::protocol::{Buttons, Caption, CellView, Contradiction, Line, Reply, Request};
 use crate::check::ir::Program;
-use crate::sudoku::board::{Options, Status};
+use crate::sudoku::batch::solve_chunk;
+use crate::sudoku::board::{Board, Options, Status};
 use crate::sudoku::edit::{Editor, LogLine};
 use crate::sudoku::explain::Notation;
 use crate::sudoku::grid::{digit_char, Grid};
-use crate::sudoku::puzzle::parse_text;
+use crate::sudoku::puzzle::{parse_text, Puzzle};
 use crate::sudoku::samples::{sample, SAMPLES};
+use crate::sudoku::search::{Mode, Outcome};
 
 /// A request and where its replies go.
 pub(crate) type Job = (Request, oneshot::Sender<Vec<Reply>>);
@@ -60,16 +62,28 @@ struct BoardState {
     cells: Vec<CellView>,
     /// The log as the page shows it (withdrawn lines included).
     log: Vec<Line>,
+    /// The rule program, for the search board.
+    program: Arc<Program>,
+    /// Where Solve searches when the rules stall: the batched search on a batch
+    /// dataflow of its own (made on first use).
+    searcher: Option<Board>,
+    /// The solution Solve's search found for the current givens, shown over the
+    /// rules' fixpoint until the next edit.
+    searched: Option<Grid>,
 }
 
 impl BoardState {
     fn new(program: Arc<Program>, grid: Grid) -> Result<BoardState, String> {
-        let mut ed = Editor::with_program(program, Options::default(), grid, Notation::Drools)?;
+        let mut ed =
+            Editor::with_program(program.clone(), Options::default(), grid, Notation::Drools)?;
         ed.rewind();
         let mut s = BoardState {
             ed,
             cells: Vec::new(),
             log: Vec::new(),
+            program,
+            searcher: None,
+            searched: None,
         };
         s.cells = s.cell_views();
         s.log = s.ed.log().into_iter().map(line).collect();
@@ -84,6 +98,14 @@ impl BoardState {
                 .then_some(())
                 .ok_or_else(|| format!("no cell {c} on a {shape} grid"))
         };
+        // A search's solution stands until something changes the board.
+        let keeps = matches!(
+            req,
+            Request::Sync | Request::Solve | Request::Hint | Request::Dump | Request::Validate
+        );
+        if !keeps {
+            self.searched = None;
+        }
         let result: Result<Vec<Reply>, String> = match req {
             Request::Sync => Ok(vec![self.state(String::new())]),
             Request::Set { cell, value } => cell_ok(cell).and_then(|()| {
@@ -110,7 +132,7 @@ impl BoardState {
             },
             Request::Open { text } => self.open("<opened>", &text),
             Request::Step => self.command("step"),
-            Request::Solve => self.command("solve"),
+            Request::Solve => self.solve(),
             Request::Undo => self.command("undo"),
             Request::Redo => self.command("redo"),
             Request::Hint => Ok(vec![Reply::Hint {
@@ -135,6 +157,54 @@ impl BoardState {
         Ok(vec![self.diff(text)])
     }
 
+    /// Solve: the rules to their fixpoint, then, where they stall, the batched
+    /// search (issue 11's, the engine deciding every step) for the solution.
+    fn solve(&mut self) -> Result<Vec<Reply>, String> {
+        let mut text = self.ed.command("solve")?;
+        if self.ed.status() == Status::Stalled {
+            let found = self.search()?;
+            text.push_str(&match (found.outcome, &found.grid) {
+                (Outcome::Solved, _) => format!("search: solved after {} guesses\n", found.guesses),
+                (Outcome::Multiple, _) => format!(
+                    "search: several solutions; one is shown ({} guesses)\n",
+                    found.guesses
+                ),
+                (other, _) => format!("search: {}\n", other.word()),
+            });
+            if matches!(found.outcome, Outcome::Solved | Outcome::Multiple) {
+                self.searched = Some(found.grid);
+            }
+        }
+        Ok(vec![self.diff(text)])
+    }
+
+    /// Searches the current givens on the search board.
+    fn search(&mut self) -> Result<crate::sudoku::batch::Solved, String> {
+        if self.searcher.is_none() {
+            let opts = Options {
+                search: true,
+                batch: true,
+                ..Default::default()
+            };
+            self.searcher = Some(Board::new(self.program.clone(), &opts)?);
+        }
+        let board = self.searcher.as_mut().expect("made above");
+        let puzzle = Puzzle {
+            grid: self.ed.givens().clone(),
+            source: "<board>".into(),
+            line: 1,
+        };
+        let mode = Mode {
+            search: true,
+            first: false,
+            max_depth: None,
+        };
+        solve_chunk(board, vec![Ok(puzzle)], mode)?
+            .pop()
+            .ok_or("the search gave no result")?
+            .map_err(|e| e.to_string())
+    }
+
     /// Loads the first puzzle of `text` and steps from its givens; the whole board.
     fn open(&mut self, source: &str, text: &str) -> Result<Vec<Reply>, String> {
         let first = parse_text(source, text)
@@ -155,11 +225,18 @@ impl BoardState {
             .iter()
             .zip(cands)
             .enumerate()
-            .map(|(c, (&value, cands))| CellView {
-                c,
-                given: g.get(c) != 0,
-                value,
-                cands: if value == 0 { cands } else { Vec::new() },
+            .map(|(c, (&value, cands))| {
+                // Values the search found fill the cells the rules left open.
+                let value = match (&self.searched, value) {
+                    (Some(s), 0) => s.get(c),
+                    _ => value,
+                };
+                CellView {
+                    c,
+                    given: g.get(c) != 0,
+                    value,
+                    cands: if value == 0 { cands } else { Vec::new() },
+                }
             })
             .collect()
     }
@@ -176,7 +253,8 @@ impl BoardState {
         let stepping = self.ed.horizon().is_some();
         let (undo, redo) = self.ed.history();
         Buttons {
-            solve: stepping,
+            // Solve also searches where the rules stall (until an edit).
+            solve: stepping || (self.ed.status() == Status::Stalled && self.searched.is_none()),
             step: stepping,
             hint: stepping && self.ed.hint().is_some(),
             dump: true,
@@ -192,8 +270,10 @@ impl BoardState {
         let filled = self.cells.iter().filter(|c| c.value != 0).count();
         let status = self.ed.status();
         let stepping = self.ed.horizon().is_some();
+        let searched = self.searched.is_some();
         let outcome = match status {
             Status::Solved => "solved",
+            Status::Stalled if searched => "solved",
             Status::Stalled => "stalled",
             Status::Contradiction => "contradiction",
             Status::Invalid => "invalid",
@@ -205,6 +285,9 @@ impl BoardState {
                 format!("stepping: {filled} of {cells} cells shown; Step places one more value")
             }
             (Status::Solved, false) => "solved by the rules".to_string(),
+            (Status::Stalled, false) if searched => {
+                "solved by search: the rules stalled, guesses decided the rest".to_string()
+            }
             (Status::Stalled, false) => {
                 format!("the rules can go no further: {filled} of {cells} cells placed")
             }
