@@ -166,8 +166,9 @@ fn hand_written_batch(s: &Script, workers: usize) -> (Duration, usize) {
     (time, paths)
 }
 
-/// sudolog's batch rendering: one run from scratch, its time and the closure's size.
-fn sudolog_batch(s: &Script, workers: usize) -> (Duration, usize) {
+/// A sudolog session on tc.dl (`batch`: the batch rendering) with the script's edges
+/// committed: the session, the time of that first commit, and `edge` and `path`.
+fn loaded_session(s: &Script, workers: usize, batch: bool) -> (Session, Duration, usize, usize) {
     let program = Arc::new(check_str("tc.dl", TC).expect("the program checks"));
     let (edge, path) = (
         program.relation("edge").unwrap(),
@@ -176,7 +177,7 @@ fn sudolog_batch(s: &Script, workers: usize) -> (Duration, usize) {
     let config = Config {
         workers,
         observe: Observe::Relations(vec![path]),
-        batch: true,
+        batch,
         ..Default::default()
     };
     let mut session = Session::new(program, config).expect("session starts");
@@ -185,27 +186,17 @@ fn sudolog_batch(s: &Script, workers: usize) -> (Duration, usize) {
         session.insert(edge, &[a, b]).unwrap();
     }
     session.commit().unwrap();
-    (t.elapsed(), session.len(path))
+    (session, t.elapsed(), edge, path)
+}
+
+/// sudolog's batch rendering: one run from scratch, its time and the closure's size.
+fn sudolog_batch(s: &Script, workers: usize) -> (Duration, usize) {
+    let (session, time, _, path) = loaded_session(s, workers, true);
+    (time, session.len(path))
 }
 
 fn sudolog_engine(s: &Script, workers: usize) -> Times {
-    let program = Arc::new(check_str("tc.dl", TC).expect("the program checks"));
-    let (edge, path) = (
-        program.relation("edge").unwrap(),
-        program.relation("path").unwrap(),
-    );
-    let config = Config {
-        workers,
-        observe: Observe::Relations(vec![path]),
-        ..Default::default()
-    };
-    let mut session = Session::new(program, config).expect("session starts");
-    let t = Instant::now();
-    for &(a, b) in &s.edges {
-        session.insert(edge, &[a, b]).unwrap();
-    }
-    session.commit().unwrap();
-    let scratch = t.elapsed();
+    let (mut session, scratch, edge, path) = loaded_session(s, workers, false);
     let paths = session.len(path);
     let (mut ins, mut del) = (Vec::new(), Vec::new());
     for &(a, b) in &s.updates {

@@ -362,11 +362,9 @@ impl Editor {
         self.log_of(next.into_iter()).into_iter().next()
     }
 
-    /// Log lines of events (puzzle 0), in log order, lines that read the same in one
-    /// round merged.
-    fn log_of(&self, evs: impl Iterator<Item = Event>) -> Vec<LogLine> {
+    /// Sorts events in log order: round, tier, rule, head, bindings.
+    fn sort_log_order(&self, evs: &mut [Event]) {
         let rules = &self.board.program().rules;
-        let mut evs: Vec<Event> = evs.filter(|e| e.head[0] == P).collect();
         evs.sort_by(|a, b| {
             (a.round, rules[a.rule].tier, a.rule, &a.head, &a.bindings).cmp(&(
                 b.round,
@@ -376,6 +374,14 @@ impl Editor {
                 &b.bindings,
             ))
         });
+    }
+
+    /// Log lines of events (puzzle 0), in log order, lines that read the same in one
+    /// round merged.
+    fn log_of(&self, evs: impl Iterator<Item = Event>) -> Vec<LogLine> {
+        let rules = &self.board.program().rules;
+        let mut evs: Vec<Event> = evs.filter(|e| e.head[0] == P).collect();
+        self.sort_log_order(&mut evs);
         let shape = self.givens.shape;
         let mut out: Vec<LogLine> = Vec::new();
         let mut last: Option<(u32, String)> = None;
@@ -760,16 +766,7 @@ impl Editor {
     /// Events in log order (round, tier, rule, head), rendered, repeated lines of one
     /// round dropped (as `explain` prints them).
     fn render_events(&self, mut evs: Vec<Event>) -> Vec<String> {
-        let rules = &self.board.program().rules;
-        evs.sort_by(|a, b| {
-            (a.round, rules[a.rule].tier, a.rule, &a.head, &a.bindings).cmp(&(
-                b.round,
-                rules[b.rule].tier,
-                b.rule,
-                &b.head,
-                &b.bindings,
-            ))
-        });
+        self.sort_log_order(&mut evs);
         let lines = evs
             .iter()
             .map(|e| (e.round, self.board.render(e, self.notation)))
