@@ -41,6 +41,17 @@ impl RuleCost {
     }
 }
 
+/// Adds `costs` into `into`, rule by rule: a rule already there absorbs the new
+/// figures (another worker's, or an earlier dataflow's), a new rule is appended.
+pub fn merge_costs(into: &mut Vec<RuleCost>, costs: Vec<RuleCost>) {
+    for c in costs {
+        match into.iter_mut().find(|x| x.rule == c.rule) {
+            Some(x) => x.absorb(&c),
+            None => into.push(c),
+        }
+    }
+}
+
 /// One worker's profile while a dataflow runs.
 #[derive(Default)]
 pub struct Profile {

@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::check::ir::{Program, RelId, RelKind, Symbols, Value};
+use crate::dataflow::profile::merge_costs;
 pub use crate::dataflow::profile::RuleCost;
 use crate::dataflow::render::{Update, EVENT};
 use crate::dataflow::row::{row, Row, WIDTH};
@@ -302,26 +303,40 @@ impl Session {
         Ok(())
     }
 
-    fn wait(&mut self) -> Result<Vec<Update>, String> {
-        let mut updates = Vec::new();
+    /// One reply from each worker, each turned into a `T` by `take` (`None`: a reply
+    /// of another kind, an internal error). A failed or stopped worker, or a reply of
+    /// the wrong kind, fails the session.
+    fn replies<T>(
+        &mut self,
+        what: &str,
+        take: impl Fn(Reply) -> Option<T>,
+    ) -> Result<Vec<T>, String> {
+        let mut out = Vec::with_capacity(self.senders.len());
         for _ in 0..self.senders.len() {
-            match self.replies.recv() {
-                Ok(Reply::Done(mut u)) => updates.append(&mut u),
-                Ok(Reply::Profile(_)) => {
+            let reply = match self.replies.recv() {
+                Ok(Reply::Failed(msg)) => Err(format!("internal error: a worker failed: {msg}")),
+                Ok(r) => take(r).ok_or_else(|| {
+                    format!("internal error: a worker answered {what} with another reply")
+                }),
+                Err(_) => Err("internal error: a worker stopped".to_string()),
+            };
+            match reply {
+                Ok(t) => out.push(t),
+                Err(e) => {
                     self.failed = true;
-                    return Err("internal error: a profile came back for a commit".into());
-                }
-                Ok(Reply::Failed(msg)) => {
-                    self.failed = true;
-                    return Err(format!("internal error: a worker failed: {msg}"));
-                }
-                Err(_) => {
-                    self.failed = true;
-                    return Err("internal error: a worker stopped".into());
+                    return Err(e);
                 }
             }
         }
-        Ok(updates)
+        Ok(out)
+    }
+
+    fn wait(&mut self) -> Result<Vec<Update>, String> {
+        let done = self.replies("a commit", |r| match r {
+            Reply::Done(u) => Some(u),
+            _ => None,
+        })?;
+        Ok(done.concat())
     }
 
     /// Applies the pending inserts and retracts and runs to the fixpoint.
@@ -480,31 +495,16 @@ impl Session {
     /// summed over the workers of this process. Empty unless [`Config::profile`].
     pub fn profile(&mut self) -> Result<Vec<RuleCost>, String> {
         self.send(Cmd::Profile)?;
-        let mut by_rule: BTreeMap<usize, RuleCost> = BTreeMap::new();
-        for _ in 0..self.senders.len() {
-            match self.replies.recv() {
-                Ok(Reply::Profile(costs)) => {
-                    for c in costs {
-                        by_rule
-                            .entry(c.rule)
-                            .or_insert_with(|| RuleCost {
-                                rule: c.rule,
-                                ..Default::default()
-                            })
-                            .absorb(&c);
-                    }
-                }
-                Ok(Reply::Failed(msg)) => {
-                    self.failed = true;
-                    return Err(format!("internal error: a worker failed: {msg}"));
-                }
-                _ => {
-                    self.failed = true;
-                    return Err("internal error: a worker stopped".into());
-                }
-            }
+        let per_worker = self.replies("a profile request", |r| match r {
+            Reply::Profile(costs) => Some(costs),
+            _ => None,
+        })?;
+        let mut all = Vec::new();
+        for costs in per_worker {
+            merge_costs(&mut all, costs);
         }
-        Ok(by_rule.into_values().collect())
+        all.sort_by_key(|c| c.rule);
+        Ok(all)
     }
 
     /// All current explain events, sorted by (round, rule, head).

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use timely::worker::Worker;
 
 use crate::check::ir::{Program, RelId};
-use crate::dataflow::profile::{log_operator_times, OperatorTimes, ProfileCell, RuleCost};
+use crate::dataflow::profile::{
+    log_operator_times, merge_costs, OperatorTimes, ProfileCell, RuleCost,
+};
 use crate::dataflow::render::{render, Dataflow, Outputs, Update};
 use crate::dataflow::row::{row, Row};
 use crate::plan::Plan;
@@ -76,16 +78,6 @@ fn build(w: &mut Worker, job: &Job) -> Built {
     }
 }
 
-/// Adds `costs` into `into`, rule by rule.
-fn add_costs(into: &mut Vec<RuleCost>, costs: Vec<RuleCost>) {
-    for c in costs {
-        match into.iter_mut().find(|x| x.rule == c.rule) {
-            Some(x) => x.absorb(&c),
-            None => into.push(c),
-        }
-    }
-}
-
 /// Runs a worker's command loop; a panic is reported to the session instead of
 /// leaving it waiting for a reply that never comes.
 pub fn run(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
@@ -133,7 +125,7 @@ fn serve(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
                 Reply::Done(std::mem::take(&mut *b.sink.borrow_mut()))
             }
             Cmd::Rebuild => {
-                add_costs(&mut earlier, costs_of(&b));
+                merge_costs(&mut earlier, costs_of(&b));
                 let id = b.id;
                 drop(b);
                 w.drop_dataflow(id);
@@ -142,7 +134,7 @@ fn serve(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
             }
             Cmd::Profile => {
                 let mut all = earlier.clone();
-                add_costs(&mut all, costs_of(&b));
+                merge_costs(&mut all, costs_of(&b));
                 Reply::Profile(all)
             }
             Cmd::Stop => break,
