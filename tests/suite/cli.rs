@@ -4,9 +4,7 @@
 //! `--rules` interface check and `bench tc`'s graph sizes. Every run has a time
 //! limit: a hang fails the test instead of stalling the suite.
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The solution of the `hard1` sample (checked in `sudoku_samples.rs`).
@@ -32,17 +30,7 @@ struct Run {
 /// Runs the binary in the crate root with `stdin`, killed after `limit` (a failed
 /// test, not a hung suite).
 fn run_for(args: &[&str], stdin: &str, limit: Duration) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_sudolog"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("runs sudolog");
-    let mut input = child.stdin.take().unwrap();
-    let _ = input.write_all(stdin.as_bytes());
-    drop(input);
+    let mut child = crate::sudoku_common::spawn(args, stdin);
     let start = Instant::now();
     while child.try_wait().unwrap().is_none() {
         if start.elapsed() > limit {
@@ -564,4 +552,36 @@ fn across_processes_results_are_printed_once() {
         &["solve", "-n", "2", "-p", "1", "simple"],
         "cannot run across processes",
     );
+}
+
+/// `run --profile`: one line per rule on stderr with the rows its body derived and the
+/// rounds it fired in. On the path 1 -> 2 -> 3, `path(x, y) :- edge(x, y)` derives the
+/// two edges at round 0 (outside the loop's growth) and `path(x, z) :- path(x, y),
+/// edge(y, z)` derives path(1, 3) in round 1 only.
+#[test]
+fn run_profile_reports_each_rule() {
+    let dir = TempDir::new("profile");
+    dir.file("edge.facts", "1\t2\n2\t3\n");
+    let facts = dir.0.to_str().unwrap().to_string();
+    let r = run(&["run", "benches/tc.dl", "-F", &facts, "-D", "-", "--profile"]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(r.out.contains("1\t3\n"), "{}", r.out);
+    let row = |label: &str| -> Vec<String> {
+        r.err
+            .lines()
+            .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .find(|cols| cols.get(1).map(String::as_str) == Some(label))
+            .unwrap_or_else(|| panic!("no profile line for {label}:\n{}", r.err))
+    };
+    // Columns: rule, label, derived, rounds, first-last, operators, ms, share.
+    let base = row("path@6");
+    assert_eq!((&base[2][..], &base[3][..]), ("2", "1"), "{}", r.err);
+    let step = row("path@7");
+    assert_eq!(
+        (&step[2][..], &step[3][..], &step[4][..]),
+        ("1", "1", "1-1"),
+        "{}",
+        r.err
+    );
+    assert!(step[5].parse::<usize>().unwrap() > 0, "{}", r.err);
 }

@@ -79,15 +79,7 @@ fn hard2_and_hard3_need_no_guess() {
         assert!(!out.contains("guess"), "{name} needed a guess:\n{out}");
         assert!(!out.contains("Sorry"), "{name} stalled:\n{out}");
         let solution = SOLUTIONS.iter().find(|(n, _)| *n == name).unwrap().1;
-        let rows: String = out
-            .lines()
-            .rev()
-            .take(9)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
-        assert_eq!(rows, solution);
+        assert_eq!(last_rows(&out, 9), solution);
     }
 }
 

@@ -198,15 +198,7 @@ fn explain_shows_guesses_and_backtracks_and_ends_solved() {
         Some(&format!("{puzzle}\n")),
     );
     assert!(out.contains("\"status\":\"solved\""), "{out}");
-    let guesses: u32 = out
-        .split("\"guesses\":")
-        .nth(1)
-        .unwrap()
-        .split(',')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let guesses = json_number(&out, "guesses");
     assert!(guesses >= 1);
     assert!(out.contains("\"max_depth\":"));
 }
@@ -317,15 +309,7 @@ fn explain_prints_each_guess_once_in_depth_first_order() {
         &["solve", "--format", "json", "-"],
         Some(&format!("{puzzle}\n")),
     );
-    let n: usize = json
-        .split("\"guesses\":")
-        .nth(1)
-        .unwrap()
-        .split(',')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
+    let n = json_number(&json, "guesses") as usize;
     assert_eq!(guesses.len(), n, "{out}");
     // Depth first: a guess goes at most one level below the one before it, and the
     // same cell and value never come twice in a row.
@@ -347,14 +331,7 @@ fn explain_prints_each_guess_once_in_depth_first_order() {
         "{out}"
     );
     assert!(!out.contains("multiple solutions"));
-    let grid: String = out
-        .lines()
-        .rev()
-        .take(9)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
+    let grid = last_rows(&out, 9);
     assert_oracle(puzzle, &grid);
 }
 

@@ -94,8 +94,9 @@ pub fn line81(values: &[u8]) -> String {
         .collect()
 }
 
-/// Runs the binary with arguments and optional stdin; returns (status, stdout, stderr).
-pub fn run(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+/// Starts the binary in the crate root with `args`, its stdout and stderr piped,
+/// `stdin` written and closed.
+pub fn spawn(args: &[&str], stdin: &str) -> std::process::Child {
     use std::io::Write;
     let mut child = Command::new(env!("CARGO_BIN_EXE_sudolog"))
         .args(args)
@@ -105,16 +106,15 @@ pub fn run(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run sudolog");
-    if let Some(text) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(text.as_bytes())
-            .unwrap();
-    }
-    drop(child.stdin.take());
-    let out = child.wait_with_output().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    // A command that exits without reading its input closes the pipe: not an error.
+    let _ = input.write_all(stdin.as_bytes());
+    child
+}
+
+/// Runs the binary with arguments and optional stdin; returns (status, stdout, stderr).
+pub fn run(args: &[&str], stdin: Option<&str>) -> (i32, String, String) {
+    let out = spawn(args, stdin.unwrap_or("")).wait_with_output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -132,4 +132,19 @@ pub fn data(file: &str, n: usize) -> Vec<String> {
         .take(n)
         .map(|s| s.to_string())
         .collect()
+}
+
+/// The last `n` lines of `out`, joined: a grid printed as rows, read back as one line.
+pub fn last_rows(out: &str, n: usize) -> String {
+    let lines: Vec<&str> = out.lines().collect();
+    lines[lines.len().saturating_sub(n)..].concat()
+}
+
+/// A numeric field of the first JSON line of `out` (`solve --format json`).
+pub fn json_number(out: &str, field: &str) -> u64 {
+    let first = out.lines().next().expect("a JSON line");
+    let record: serde_json::Value = serde_json::from_str(first).expect("the line is JSON");
+    record[field]
+        .as_u64()
+        .unwrap_or_else(|| panic!("no number '{field}' in {first}"))
 }
