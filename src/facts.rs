@@ -3,7 +3,9 @@
 //! `.input rel` reads `<dir>/rel.facts`: one fact a line, columns separated by tabs,
 //! numbers in decimal, symbols as raw text. `.output rel` writes `<dir>/rel.csv` in
 //! the same form, sorted, without a header. A bad line is an error naming
-//! `file:line` (and the column number of the bad field).
+//! `file:line:column` (the character column where the bad field, or the surplus or
+//! missing column, starts). Only regular files are read: a device or a FIFO named
+//! like a facts file is an error, not a read that never ends.
 
 use std::path::Path;
 
@@ -25,11 +27,21 @@ pub fn parse_facts(
             continue;
         }
         let fields: Vec<&str> = line.split('\t').collect();
+        // The 1-based character column where field `k` starts (`k` = fields.len():
+        // just past the line's end).
+        let col = |k: usize| -> usize {
+            1 + fields[..k.min(fields.len())]
+                .iter()
+                .map(|f| f.chars().count() + 1)
+                .sum::<usize>()
+                - usize::from(k >= fields.len())
+        };
         if fields.len() != r.arity() {
             return Err(format!(
-                "{}:{}: expected {} tab-separated column{} for '{}', found {}",
+                "{}:{}:{}: expected {} tab-separated column{} for '{}', found {}",
                 file,
                 i + 1,
+                col(fields.len().min(r.arity())),
                 r.arity(),
                 if r.arity() == 1 { "" } else { "s" },
                 r.name,
@@ -43,14 +55,15 @@ pub fn parse_facts(
                     Ok(v) => row.push(v),
                     Err(_) => {
                         return Err(format!(
-                            "{}:{}: column {} ('{}') of '{}' must be a 32-bit number, found '{}'",
-                            file,
-                            i + 1,
-                            c + 1,
-                            cname,
-                            r.name,
-                            f
-                        ))
+                        "{}:{}:{}: column {} ('{}') of '{}' must be a 32-bit number, found '{}'",
+                        file,
+                        i + 1,
+                        col(c),
+                        c + 1,
+                        cname,
+                        r.name,
+                        f
+                    ))
                     }
                 },
                 Type::Symbol => row.push(symbols.intern(f)),
@@ -70,6 +83,12 @@ pub fn read_facts(
 ) -> Result<Vec<Vec<Value>>, String> {
     let path = dir.join(format!("{}.facts", program.relations[rel].name));
     let name = path.display().to_string();
+    let meta = std::fs::metadata(&path).map_err(|e| format!("cannot read {name}: {e}"))?;
+    if !meta.is_file() {
+        return Err(format!(
+            "cannot read {name}: not a regular file (a facts file is a file of tab-separated lines)"
+        ));
+    }
     let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {name}: {e}"))?;
     parse_facts(program, rel, &name, &text, symbols)
 }

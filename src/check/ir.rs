@@ -207,9 +207,44 @@ pub struct Rule {
     /// `@label`, or `<relation>@<line>` when not given.
     pub label: String,
     pub explain: Option<Vec<Piece>>,
+    /// `@hint`: a vaguer wording; its variables follow the explanation's in an
+    /// event's bindings (see [`Rule::template_vars`]).
+    pub hint: Option<Vec<Piece>>,
     pub tier: u32,
     pub block: Option<BlockId>,
     pub span: Span,
+}
+
+impl Rule {
+    /// The `@explain` template's variables, in the order they first appear: the
+    /// first bindings of an explain event. Two events of one fact that differ only
+    /// after these read the same. Empty for a rule without `@explain`.
+    pub fn explain_vars(&self) -> Vec<VarId> {
+        let mut vs = Vec::new();
+        push_new_vars(self.explain.iter().flatten(), &mut vs);
+        vs
+    }
+
+    /// The variables an explain event carries, in order: the `@explain` template's,
+    /// then the `@hint` template's that are new. Empty for a rule without `@explain`.
+    pub fn template_vars(&self) -> Vec<VarId> {
+        let mut vs = self.explain_vars();
+        if self.explain.is_some() {
+            push_new_vars(self.hint.iter().flatten(), &mut vs);
+        }
+        vs
+    }
+}
+
+/// Appends the variables the pieces name that `vs` does not hold yet, in order.
+fn push_new_vars<'a>(pieces: impl Iterator<Item = &'a Piece>, vs: &mut Vec<VarId>) {
+    for p in pieces {
+        if let Piece::Var { var, .. } = p {
+            if !vs.contains(var) {
+                vs.push(*var);
+            }
+        }
+    }
 }
 
 /// A `.fixpoint` block, or a recursive component outside any block (which is

@@ -129,6 +129,42 @@ impl Checker<'_> {
         self.errors.push(Diagnostic::new(span, msg));
     }
 
+    /// An `@explain` or `@hint` template, split into pieces; every variable it names
+    /// must be bound by the body. `Err` after reporting the error.
+    fn template(
+        &mut self,
+        ann: Option<&(String, Span)>,
+        vars: &[(String, Type)],
+        bound: &[bool],
+        what: &str,
+    ) -> Result<Option<Vec<Piece>>, ()> {
+        let Some((text, span)) = ann else {
+            return Ok(None);
+        };
+        let pieces = match parse_template(text, vars, what) {
+            Ok(p) => p,
+            Err(msg) => {
+                self.error(*span, msg);
+                return Err(());
+            }
+        };
+        let unbound = pieces.iter().find_map(|p| match p {
+            Piece::Var { var, .. } if !bound[*var] => Some(*var),
+            _ => None,
+        });
+        if let Some(v) = unbound {
+            self.error(
+                *span,
+                format!(
+                    "ungrounded variable {} in the {what} template",
+                    quote(&vars[v].0)
+                ),
+            );
+            return Err(());
+        }
+        Ok(Some(pieces))
+    }
+
     fn resolve_type(&mut self, ty: &ast::Ident) -> Option<Type> {
         match ty.name.as_str() {
             "number" => Some(Type::Number),
@@ -513,35 +549,23 @@ impl Checker<'_> {
             Some((t, _)) => t,
             None => 0,
         };
-        let explain = match &ann.explain {
-            Some((text, span)) => match parse_template(text, &vars) {
-                Ok(pieces) => {
-                    if let Some(v) = pieces.iter().find_map(|p| match p {
-                        Piece::Var { var, .. } if !bound[*var] => Some(*var),
-                        _ => None,
-                    }) {
-                        self.error(
-                            *span,
-                            format!(
-                                "ungrounded variable {} in the @explain template",
-                                quote(&vars[v].0)
-                            ),
-                        );
-                        return;
-                    }
-                    Some(pieces)
-                }
-                Err(msg) => {
-                    self.error(*span, msg);
-                    return;
-                }
-            },
-            None => None,
+        let Ok(explain) = self.template(ann.explain.as_ref(), &vars, &bound, "@explain") else {
+            return;
+        };
+        let Ok(hint) = self.template(ann.hint.as_ref(), &vars, &bound, "@hint") else {
+            return;
         };
         if is_view && explain.is_some() {
             self.error(
                 ann.explain.as_ref().unwrap().1,
                 "@explain applies to derivations that accumulate; views are recomputed each round",
+            );
+            return;
+        }
+        if let (Some((_, span)), None) = (&ann.hint, &explain) {
+            self.error(
+                *span,
+                "@hint words an explained deduction vaguely; add an @explain",
             );
             return;
         }
@@ -562,6 +586,7 @@ impl Checker<'_> {
             vars,
             label,
             explain,
+            hint,
             tier,
             block,
             span: rule.span,
@@ -1190,9 +1215,9 @@ fn check_bound(body: &[Literal], bound: &mut [bool]) -> Result<(), (usize, &'sta
     }
 }
 
-/// Splits an `@explain` template into text and `{var}` / `{var:format}` pieces.
-/// `{{` and `}}` stand for literal braces.
-fn parse_template(text: &str, vars: &[(String, Type)]) -> Result<Vec<Piece>, String> {
+/// Splits an `@explain` (or `@hint`: `what`) template into text and `{var}` /
+/// `{var:format}` pieces. `{{` and `}}` stand for literal braces.
+fn parse_template(text: &str, vars: &[(String, Type)], what: &str) -> Result<Vec<Piece>, String> {
     let mut pieces = Vec::new();
     let mut lit = String::new();
     let mut chars = text.chars().peekable();
@@ -1212,7 +1237,7 @@ fn parse_template(text: &str, vars: &[(String, Type)]) -> Result<Vec<Piece>, Str
                     match chars.next() {
                         Some('}') => break,
                         Some(c) => name.push(c),
-                        None => return Err("unclosed '{' in @explain template".into()),
+                        None => return Err(format!("unclosed '{{' in {what} template")),
                     }
                 }
                 let (var, format) = match name.split_once(':') {
@@ -1221,7 +1246,7 @@ fn parse_template(text: &str, vars: &[(String, Type)]) -> Result<Vec<Piece>, Str
                 };
                 let Some(id) = vars.iter().position(|(n, _)| *n == var) else {
                     return Err(format!(
-                        "unknown variable {} in @explain template",
+                        "unknown variable {} in {what} template",
                         quote(&var)
                     ));
                 };
@@ -1230,7 +1255,7 @@ fn parse_template(text: &str, vars: &[(String, Type)]) -> Result<Vec<Piece>, Str
                 }
                 pieces.push(Piece::Var { var: id, format });
             }
-            '}' => return Err("unmatched '}' in @explain template".into()),
+            '}' => return Err(format!("unmatched '}}' in {what} template")),
             c => lit.push(c),
         }
     }

@@ -43,9 +43,17 @@ pub enum Command {
     /// solved|multiple|stalled|invalid|unsolvable
     #[command(after_help = PUZZLE_HELP)]
     Solve(SolveArgs),
+    /// Each puzzle's difficulty: HoDoKu's level (Easy, Medium, Hard, Unfair, Extreme)
+    /// and score, from the techniques the rules needed
+    #[command(after_help = GRADE_HELP)]
+    Grade(GradeArgs),
     /// Every deduction for one puzzle, in Drools' wording
     #[command(after_help = PUZZLE_HELP)]
     Explain(ExplainArgs),
+    /// The next deduction for one puzzle, not applied (the simplest technique that
+    /// finds something)
+    #[command(after_help = PUZZLE_HELP)]
+    Hint(HintArgs),
     /// The grid with its candidates, Drools' Dump layout
     #[command(after_help = PUZZLE_HELP)]
     Dump(DumpArgs),
@@ -299,6 +307,32 @@ pub struct SolveArgs {
     pub engine: EngineArgs,
 }
 
+const GRADE_HELP: &str = "\
+One line per puzzle: the puzzle, its level and its score, or its status when it does
+not have exactly one solution (multiple, invalid, unsolvable). The scale is HoDoKu's:
+each technique has a level and a score per step (src/sudoku/grade.rs); the level is
+the hardest technique's, raised while the score passes the level's maximum (Easy 800,
+Medium 1000, Hard 1600, Unfair 1800). A puzzle the rules cannot finish without
+guessing is Extreme.";
+
+#[derive(Args, Debug)]
+pub struct GradeArgs {
+    /// Puzzle files (one puzzle per line, or 9-line blocks), or any PUZZLE
+    #[arg(value_name = "PUZZLE", required = true)]
+    pub puzzles: Vec<String>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t)]
+    pub format: Format,
+    /// Search nodes (puzzles and their branches) evaluated together in one dataflow
+    #[arg(long, value_name = "N", default_value_t = 64,
+          value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub chunk: u64,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
 #[derive(Args, Debug)]
 pub struct ExplainArgs {
     pub puzzle: String,
@@ -319,6 +353,21 @@ pub struct DumpArgs {
     /// Stop the rules after K rounds
     #[arg(long, value_name = "K")]
     pub rounds: Option<u32>,
+    #[command(flatten)]
+    pub rules: RulesArgs,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct HintArgs {
+    pub puzzle: String,
+    /// Name only the technique and where to look (a group), not what it finds
+    #[arg(long)]
+    pub vague: bool,
+    /// Cell names: [row,col] (drools) or r1c1 (rc)
+    #[arg(long, value_enum, default_value_t)]
+    pub notation: NotationArg,
     #[command(flatten)]
     pub rules: RulesArgs,
     #[command(flatten)]

@@ -52,6 +52,10 @@ pub fn one(arg: &str, command: &str) -> Result<Puzzle, CliError> {
     Ok(first)
 }
 
+/// Validation messages for the variants' groups, read when the program defines them
+/// (a `--rules` program without them still validates classic grids).
+const VARIANT_VALIDATION: &[&str] = &["dup_diag"];
+
 /// Duplicate givens, reported as Drools' validate.drl does, by the rules of
 /// `datalog/validate.dl` (or `--rules` for `sudolog validate`). One worker, in this
 /// process only: every process of a multi-process run can validate on its own.
@@ -84,7 +88,8 @@ impl Validator {
     }
 
     /// The validation lines for `grid` (none when its givens have no duplicates), in
-    /// the rules' log order. Only the validation messages' rules are reported.
+    /// the rules' log order. Only the validation messages' rules are reported: those
+    /// of [`VALIDATION`], and `dup_diag` (Sudoku X's diagonals) when the program has it.
     pub fn lines(&mut self, grid: &Grid) -> Result<Vec<String>, CliError> {
         let b = &mut self.board;
         b.reset().map_err(error::engine)?;
@@ -93,7 +98,9 @@ impl Validator {
         let program = b.program().clone();
         let messages: Vec<_> = VALIDATION
             .iter()
-            .filter_map(|(name, _)| program.relation(name))
+            .map(|&(name, _)| name)
+            .chain(VARIANT_VALIDATION.iter().copied())
+            .filter_map(|name| program.relation(name))
             .collect();
         Ok(b.events()
             .iter()

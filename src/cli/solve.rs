@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::args::{Format, SolveArgs};
+use super::args::{Format, GradeArgs, SolveArgs};
 use super::error::{self, CliError};
 use super::progress;
 use super::puzzles::{self, Validator};
@@ -22,6 +22,7 @@ use super::rules::{program, require, solving};
 use sudolog::sudoku::batch::{solve_stream, Limits, Solved, Summary};
 use sudolog::sudoku::board::{Board, Options};
 use sudolog::sudoku::explain::Notation;
+use sudolog::sudoku::grade::{self, Grade};
 use sudolog::sudoku::puzzle::InputError;
 use sudolog::sudoku::rules::Builtin;
 use sudolog::sudoku::search::Outcome;
@@ -39,10 +40,52 @@ pub struct Record<'a> {
     pub backtracks: u32,
     pub max_depth: u32,
     pub deductions: &'a BTreeMap<String, u32>,
+    /// The difficulty of a puzzle with one solution, on the built-in rules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grade: Option<GradeField>,
     pub time_ms: f64,
     /// Drools' validation lines, for duplicate givens.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub validation: Vec<String>,
+}
+
+/// A grade in JSON: HoDoKu's level name and the score.
+#[derive(Serialize)]
+pub struct GradeField {
+    pub level: &'static str,
+    pub score: u32,
+}
+
+/// One puzzle's grade as a JSON line (`sudolog grade --format json`). A puzzle
+/// without exactly one solution has a status but no level or score.
+#[derive(Serialize)]
+pub struct GradeRecord<'a> {
+    pub source: &'a str,
+    pub line: usize,
+    pub puzzle: String,
+    pub status: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<u32>,
+    /// Steps per technique (rule label) at the root, as the score counts them.
+    pub steps: &'a BTreeMap<String, u32>,
+    pub guesses: u32,
+}
+
+/// What each puzzle's record says: its solution (`solve`) or its grade (`grade`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Report {
+    Solve,
+    Grade,
+}
+
+/// A solved puzzle's grade: only for a puzzle with one solution, and only when every
+/// technique used is on the grading scale.
+fn grade_of(s: &Solved) -> Option<Grade> {
+    (s.outcome == Outcome::Solved)
+        .then(|| grade::grade(&s.steps, s.guesses).ok())
+        .flatten()
 }
 
 /// An input that could not be read, as a JSON line. `line` and `column` are null for
@@ -59,6 +102,7 @@ pub struct InputRecord<'a> {
 struct Sink {
     out: std::io::BufWriter<std::io::StdoutLock<'static>>,
     format: Format,
+    report: Report,
     /// Process 0 prints; other processes only take part in the computation.
     prints: bool,
 }
@@ -118,6 +162,9 @@ impl Sink {
     }
 
     fn solved(&mut self, s: &Solved, validation: Vec<String>) -> Result<(), CliError> {
+        if self.report == Report::Grade {
+            return self.graded(s, validation);
+        }
         match self.format {
             Format::Text => {
                 for l in &validation {
@@ -137,8 +184,40 @@ impl Sink {
                 backtracks: s.backtracks,
                 max_depth: s.max_depth,
                 deductions: &s.deductions,
+                grade: grade_of(s).map(|g| GradeField {
+                    level: g.level.name(),
+                    score: g.score,
+                }),
                 time_ms: s.time.as_secs_f64() * 1000.0,
                 validation,
+            }),
+        }
+    }
+
+    /// `PUZZLE Level score`, or `PUZZLE status` without a grade; or a JSON line.
+    fn graded(&mut self, s: &Solved, validation: Vec<String>) -> Result<(), CliError> {
+        let g = grade_of(s);
+        match self.format {
+            Format::Text => {
+                for l in &validation {
+                    let at = format!("{}:{}: ", s.puzzle.source, s.puzzle.line);
+                    self.stderr(&format!("{at}{l}"))?;
+                }
+                let what = match g {
+                    Some(g) => format!("{} {}", g.level, g.score),
+                    None => s.outcome.word().to_string(),
+                };
+                self.line(&format!("{} {what}", s.puzzle.grid.to_line()))
+            }
+            Format::Json => self.json(&GradeRecord {
+                source: &s.puzzle.source,
+                line: s.puzzle.line,
+                puzzle: s.puzzle.grid.to_line(),
+                status: s.outcome.word(),
+                level: g.map(|g| g.level.name()),
+                score: g.map(|g| g.score),
+                steps: &s.steps,
+                guesses: s.guesses,
             }),
         }
     }
@@ -159,18 +238,56 @@ fn validation_lines(
     v.lines(&s.puzzle.grid)
 }
 
+/// `sudolog grade PUZZLE...`: a solve with the uniqueness check, each puzzle
+/// reported with its level and score. Exit status 1 when some input failed.
+pub fn grade(args: &GradeArgs) -> Result<u8, CliError> {
+    let solve = SolveArgs {
+        puzzles: args.puzzles.clone(),
+        search: Default::default(),
+        format: args.format,
+        chunk: args.chunk,
+        profile: false,
+        rules: args.rules.clone(),
+        engine: args.engine.clone(),
+    };
+    run(&solve, Report::Grade)
+}
+
 /// `sudolog solve PUZZLE...`: exit status 1 when some input failed.
 pub fn solve(args: &SolveArgs) -> Result<u8, CliError> {
+    run(args, Report::Solve)
+}
+
+/// Every technique the program explains must be on the grading scale.
+fn gradable(program: &sudolog::check::ir::Program) -> Result<(), CliError> {
+    let techniques = program
+        .rules
+        .iter()
+        .filter(|r| r.explain.is_some() && r.label != grade::GUESS_LABEL);
+    for rule in techniques {
+        if grade::technique(&rule.label).is_none() {
+            return Err(CliError::usage(
+                grade::UnknownTechnique(rule.label.clone()).to_string(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let engine = args.engine.config(cores)?;
     engine.single_process_search(!args.search.no_search)?;
     let program = program(&args.rules, Builtin::Full)?;
     require(&program, &solving(&args.search), "solve")?;
+    if report == Report::Grade {
+        gradable(&program)?;
+    }
     let opts = Options {
         workers: engine.workers,
         timely_args: engine.timely_args.clone(),
         search: true,
-        explain: args.format == Format::Json,
+        explain: args.format == Format::Json || report == Report::Grade,
         // Every batch of search nodes is a fresh dataflow that only adds facts.
         batch: true,
         profile: args.profile,
@@ -186,8 +303,10 @@ pub fn solve(args: &SolveArgs) -> Result<u8, CliError> {
     let mut sink = Sink {
         out: std::io::BufWriter::new(std::io::stdout().lock()),
         format: args.format,
+        report,
         prints: engine.prints(),
     };
+    let mut levels: BTreeMap<grade::Level, usize> = BTreeMap::new();
     let mut validator: Option<Validator> = None;
     let mut summary = Summary::default();
     let mut failed = false;
@@ -208,6 +327,9 @@ pub fn solve(args: &SolveArgs) -> Result<u8, CliError> {
         let mut output_error: Option<CliError> = None;
         let mut emit = |r: Result<Solved, InputError>| -> Result<(), String> {
             summary.add(&r);
+            if let Some(g) = r.as_ref().ok().and_then(grade_of) {
+                *levels.entry(g.level).or_default() += 1;
+            }
             bar.inc(1);
             let written = match r {
                 Err(e) => {
@@ -237,6 +359,10 @@ pub fn solve(args: &SolveArgs) -> Result<u8, CliError> {
     }
     if sink.prints {
         eprintln!("{}", summary.line(start.elapsed()));
+        if report == Report::Grade {
+            let counts: Vec<String> = levels.iter().map(|(l, n)| format!("{n} {l}")).collect();
+            eprintln!("levels: {}", counts.join(", "));
+        }
     }
     Ok(if failed { 1 } else { 0 })
 }

@@ -2,11 +2,12 @@
 
 use std::io::Write;
 
-use super::args::{DumpArgs, ExplainArgs, ValidateArgs};
+use super::args::{DumpArgs, ExplainArgs, HintArgs, ValidateArgs};
 use super::error::{self, CliError};
 use super::puzzles::{self, Validator};
 use super::rules::{program, require, solving, CANDIDATES};
 use sudolog::sudoku::board::{Board, Options};
+use sudolog::sudoku::edit::Editor;
 use sudolog::sudoku::explain::Notation;
 use sudolog::sudoku::rules::Builtin;
 use sudolog::sudoku::search::{self, Outcome};
@@ -100,6 +101,39 @@ fn finish<W: Write>(mut out: std::io::BufWriter<W>, prints: bool) -> Result<u8, 
 }
 
 /// `sudolog dump PUZZLE [--rounds K]`
+/// `sudolog hint PUZZLE [--vague]`: duplicate givens first (then nothing more),
+/// else `hint: ...`, the first deduction the rules make from the givens (the
+/// simplest tier's), or `no hint: ...`.
+pub fn hint(args: &HintArgs) -> Result<u8, CliError> {
+    let engine = args.engine.config(1)?;
+    let puzzle = puzzles::one(&args.puzzle, "hint")?;
+    let notation = Notation::from(args.notation);
+    let program = program(&args.rules, Builtin::Full)?;
+    require(&program, CANDIDATES, "hint")?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    if report_duplicates(&puzzle.grid, notation, &mut out)? {
+        out.flush().map_err(error::stdout)?;
+        return Ok(0);
+    }
+    let opts = Options {
+        workers: engine.workers,
+        timely_args: engine.timely_args.clone(),
+        ..Default::default()
+    };
+    let mut editor = super::stdio::to_stderr(engine.processes > 1, || {
+        Editor::with_program(program, opts, puzzle.grid.clone(), notation)
+    })
+    .map_err(error::engine)?;
+    let text = editor
+        .command(if args.vague { "hint vague" } else { "hint" })
+        .map_err(error::engine)?;
+    if engine.prints() {
+        write!(out, "{text}").map_err(error::stdout)?;
+        out.flush().map_err(error::stdout)?;
+    }
+    Ok(0)
+}
+
 pub fn dump(args: &DumpArgs) -> Result<u8, CliError> {
     let engine = args.engine.config(1)?;
     let puzzle = puzzles::one(&args.puzzle, "dump")?;

@@ -265,19 +265,10 @@ pub fn plan(program: &Program, explain: bool) -> Result<Plan, Vec<Diagnostic>> {
 
 fn plan_rule(program: &Program, index: usize, explain: bool) -> Result<RulePlan, String> {
     let rule = &program.rules[index];
-    let template: Vec<VarId> = match (&rule.explain, explain) {
-        (Some(pieces), true) => {
-            let mut vs = Vec::new();
-            for p in pieces {
-                if let Piece::Var { var, .. } = p {
-                    if !vs.contains(var) {
-                        vs.push(*var);
-                    }
-                }
-            }
-            vs
-        }
-        _ => Vec::new(),
+    let template: Vec<VarId> = if explain {
+        rule.template_vars()
+    } else {
+        Vec::new()
     };
     let mut keep: Vec<VarId> = template.clone();
     for t in &rule.head_args {

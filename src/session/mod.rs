@@ -442,17 +442,7 @@ impl Session {
     }
 
     fn binding_count(&self, rule: usize) -> usize {
-        let mut seen = Vec::new();
-        if let Some(pieces) = &self.program.rules[rule].explain {
-            for p in pieces {
-                if let crate::check::ir::Piece::Var { var, .. } = p {
-                    if !seen.contains(var) {
-                        seen.push(*var);
-                    }
-                }
-            }
-        }
-        seen.len()
+        self.program.rules[rule].template_vars().len()
     }
 
     /// The current contents of an observed relation with each fact's round, sorted.
@@ -544,19 +534,35 @@ pub fn render_event(
     ev: &Event,
     format: &dyn Fn(&str, Value) -> Option<String>,
 ) -> String {
-    use crate::check::ir::{Piece, Type};
     let rule = &program.rules[ev.rule];
-    let Some(pieces) = &rule.explain else {
-        return rule.label.clone();
-    };
-    let mut order: Vec<usize> = Vec::new();
-    for p in pieces {
-        if let Piece::Var { var, .. } = p {
-            if !order.contains(var) {
-                order.push(*var);
-            }
-        }
+    match &rule.explain {
+        Some(pieces) => render_pieces(rule, pieces, symbols, ev, format),
+        None => rule.label.clone(),
     }
+}
+
+/// An event in its rule's `@hint` wording (the vaguer one), or `None` when the rule
+/// has no `@hint`. Formats as [`render_event`].
+pub fn render_hint(
+    program: &Program,
+    symbols: &Symbols,
+    ev: &Event,
+    format: &dyn Fn(&str, Value) -> Option<String>,
+) -> Option<String> {
+    let rule = &program.rules[ev.rule];
+    let pieces = rule.hint.as_ref()?;
+    Some(render_pieces(rule, pieces, symbols, ev, format))
+}
+
+fn render_pieces(
+    rule: &crate::check::ir::Rule,
+    pieces: &[crate::check::ir::Piece],
+    symbols: &Symbols,
+    ev: &Event,
+    format: &dyn Fn(&str, Value) -> Option<String>,
+) -> String {
+    use crate::check::ir::{Piece, Type};
+    let order = rule.template_vars();
     let mut out = String::new();
     for p in pieces {
         match p {

@@ -16,6 +16,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::{Duration, Instant};
 
 use super::board::Board;
+use super::grade::{StepCounter, StepRules};
 use super::grid::Grid;
 use super::puzzle::{InputError, Puzzle};
 use super::search::{Mode, Node, Outcome, Tally, Verdict};
@@ -37,6 +38,9 @@ pub struct Solved {
     pub max_depth: u32,
     /// Deductions per rule label at the root (only with explanations on).
     pub deductions: BTreeMap<String, u32>,
+    /// Steps per rule label at the root, as grading counts them (only with
+    /// explanations on): see [`super::grade`].
+    pub steps: BTreeMap<String, u32>,
     /// This puzzle's share of the batches its nodes were in.
     pub time: Duration,
 }
@@ -66,6 +70,7 @@ struct Entry {
     puzzle: Puzzle,
     tally: Tally,
     deductions: BTreeMap<String, u32>,
+    steps: BTreeMap<String, u32>,
     time: Duration,
 }
 
@@ -83,6 +88,7 @@ impl Entry {
             backtracks: t.backtracks,
             max_depth: t.max_depth,
             deductions: self.deductions,
+            steps: self.steps,
             time: self.time,
             puzzle: self.puzzle,
         }
@@ -151,6 +157,7 @@ impl Solver {
                             puzzle,
                             tally,
                             deductions: BTreeMap::new(),
+                            steps: BTreeMap::new(),
                             time: Duration::ZERO,
                         },
                     );
@@ -169,16 +176,28 @@ impl Solver {
             node.insert(board, i as Value)?;
         }
         board.commit()?;
-        // Deductions per rule at the roots, when events are on.
+        // Deductions and steps per rule at the roots, when events are on.
+        let program = board.program();
+        let step_rules = StepRules::new(program);
+        let mut steps: HashMap<usize, StepCounter<'_>> = HashMap::new();
         for ev in board.session().events() {
             let Some(node) = batch.get(ev.head[0] as usize) else {
                 continue;
             };
             if node.depth == 0 {
-                let label = board.program().rules[ev.rule].label.clone();
+                let label = program.rules[ev.rule].label.clone();
                 if let Some(e) = self.entries.get_mut(&node.puzzle) {
                     *e.deductions.entry(label).or_default() += 1;
                 }
+                steps
+                    .entry(node.puzzle)
+                    .or_insert_with(|| step_rules.counter())
+                    .add(&ev);
+            }
+        }
+        for (key, counter) in steps {
+            if let Some(e) = self.entries.get_mut(&key) {
+                e.steps = counter.finish();
             }
         }
         let share = start.elapsed() / batch.len().max(1) as u32;

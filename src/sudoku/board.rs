@@ -3,14 +3,16 @@
 //! In: puzzles ([`Grid`]s) under small integer ids, edits to their givens, guesses.
 //! They become facts: `puzzle(p)`, `cell(p, c)`, `digit(p, v)`, `given(p, c, v)`,
 //! `member(p, c, g)` and `group(p, g, kind, index)` with kinds `"row"`, `"column"`,
-//! `"box"`, and `guess(p, c, v)`. Out: per puzzle the placed values, the candidates
-//! (when asked for), the status, the contradictions and the search choice, read from
-//! the relations the rule program defines. No reasoning happens here.
+//! `"box"` (a jigsaw's regions too) and `"diagonal"` (Sudoku X), as [`groups`] lists
+//! them for the grid's layout, and `guess(p, c, v)`. Out: per puzzle the placed values,
+//! the candidates (when asked for), the status, the contradictions and the search
+//! choice, read from the relations the rule program defines. No reasoning happens
+//! here.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::grid::{digit_char, groups, Grid, GroupKind, Shape};
+use super::grid::{digit_char, groups, Grid, Shape};
 use crate::check::ir::{Program, RelId, Value};
 use crate::session::{Commit, Config, Event, Observe, Session};
 
@@ -142,7 +144,10 @@ impl Rels {
 pub struct Board {
     session: Session,
     pub rels: Rels,
-    kinds: [Value; 3],
+    /// The symbols of the group kinds, as [`GroupKind::fact`] names them.
+    ///
+    /// [`GroupKind::fact`]: super::grid::GroupKind::fact
+    kinds: Vec<(&'static str, Value)>,
     shapes: HashMap<Value, Shape>,
     program: Arc<Program>,
 }
@@ -178,7 +183,10 @@ impl Board {
             profile: opts.profile,
         };
         let mut session = Session::new(program.clone(), config)?;
-        let kinds = ["row", "column", "box"].map(|k| session.symbols().intern(k));
+        let kinds = ["row", "column", "box", "diagonal"]
+            .into_iter()
+            .map(|k| (k, session.symbols().intern(k)))
+            .collect();
         Ok(Board {
             session,
             rels,
@@ -219,11 +227,13 @@ impl Board {
             put(self.rels.digit, &[p, v as Value])?;
         }
         for (g, (kind, cells)) in groups(shape).into_iter().enumerate() {
-            let (k, i) = match kind {
-                GroupKind::Row(i) => (self.kinds[0], i),
-                GroupKind::Col(i) => (self.kinds[1], i),
-                GroupKind::Box(i) => (self.kinds[2], i),
-            };
+            let (name, i) = kind.fact();
+            let k = self
+                .kinds
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|&(_, k)| k)
+                .ok_or_else(|| format!("no symbol for the group kind '{name}'"))?;
             put(self.rels.group, &[p, g as Value, k, i as Value])?;
             for c in cells {
                 put(self.rels.member, &[p, c as Value, g as Value])?;
@@ -232,7 +242,8 @@ impl Board {
         Ok(())
     }
 
-    /// Adds a puzzle under id `p` (pending until commit).
+    /// Adds a puzzle under id `p` (pending until commit), with the groups of its
+    /// shape's layout.
     pub fn add(&mut self, p: Value, grid: &Grid) -> Result<(), String> {
         self.puzzle_facts(p, grid.shape, true)?;
         for (c, v) in grid.givens() {
@@ -348,12 +359,7 @@ impl Board {
         };
         let cell = |c: Value| notation.cell(shape, c as usize);
         let group_name = |g: Value| -> String {
-            match groups(shape).get(g as usize) {
-                Some((GroupKind::Row(i), _)) => notation.group("row", *i),
-                Some((GroupKind::Col(i), _)) => notation.group("column", *i),
-                Some((GroupKind::Box(i), _)) => notation.group("box", *i),
-                None => format!("group {g}"),
-            }
+            format_value(shape, notation, "group", g).unwrap_or_else(|| format!("group {g}"))
         };
         let mut out = Vec::new();
         let mut read = |rel: Option<RelId>, f: &dyn Fn(&[Value]) -> String| {
@@ -398,17 +404,50 @@ impl Board {
         evs
     }
 
-    /// Renders an event with its rule's template; cells named in `notation`.
+    /// Renders an event with its rule's template; names as [`format_value`] gives them.
     pub fn render(&self, ev: &Event, notation: super::explain::Notation) -> String {
         let shape = self.shape(ev.head[0]).unwrap_or(Shape::new(3).unwrap());
         crate::session::render_event(
             &self.program,
             self.session.symbols_ref(),
             ev,
-            &|format, v| match format {
-                "cell" => Some(notation.cell(shape, v as usize)),
-                _ => None,
-            },
+            &|format, v| format_value(shape, notation, format, v),
         )
+    }
+
+    /// Renders an event with its rule's `@hint` template (`None` without one).
+    pub fn render_hint(&self, ev: &Event, notation: super::explain::Notation) -> Option<String> {
+        let shape = self.shape(ev.head[0]).unwrap_or(Shape::new(3).unwrap());
+        crate::session::render_hint(
+            &self.program,
+            self.session.symbols_ref(),
+            ev,
+            &|format, v| format_value(shape, notation, format, v),
+        )
+    }
+}
+
+/// A template value in one of the Sudoku formats: `{c:cell}` the cell, `{g:group}`
+/// group `g` (`row 3`), `{c:box}` the box (or jigsaw region) holding cell `c`,
+/// `{i:index}` a row or column index (from 0 in Drools' notation, from 1 in `rc`).
+fn format_value(
+    shape: Shape,
+    notation: super::explain::Notation,
+    format: &str,
+    v: Value,
+) -> Option<String> {
+    let name = |kind: super::grid::GroupKind| notation.group(kind.word(), kind.fact().1);
+    match format {
+        "cell" => Some(notation.cell(shape, v as usize)),
+        "index" => Some(match notation {
+            super::explain::Notation::Drools => v.to_string(),
+            super::explain::Notation::Rc => (v + 1).to_string(),
+        }),
+        "group" => groups(shape).get(v as usize).map(|(k, _)| name(*k)),
+        "box" => groups(shape)
+            .into_iter()
+            .find(|(k, cells)| k.fact().0 == "box" && cells.contains(&(v as usize)))
+            .map(|(k, _)| name(k)),
+        _ => None,
     }
 }

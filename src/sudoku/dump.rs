@@ -17,8 +17,13 @@
 //! Other sizes keep the same layout with cells `max(11, size+2)` characters wide (the
 //! dashes stretch to fill), and row/column numbers right-aligned to the width of the
 //! largest, so the columns stay aligned for 16x16 and 25x25.
+//!
+//! A variant's dump ends with its groups: a Sudoku X with the line `Sudoku X: diagonal
+//! 0 runs [0,0] to [8,8], diagonal 1 [0,8] to [8,0]`, a jigsaw with `Regions:` and its
+//! region grid, one letter per cell (`A` for region 0, in the order of their first
+//! cells), rows labelled as above. A classic dump has nothing more.
 
-use super::grid::{digit_char, Shape};
+use super::grid::{cell_drools, digit_char, Layout, Shape};
 
 /// Renders the dump of a grid. `placed[c]` is cell `c`'s value or 0 if open;
 /// `candidates[c]` lists its candidates (ignored for a placed cell; values outside
@@ -59,7 +64,32 @@ pub fn dump(shape: Shape, placed: &[u8], candidates: &[Vec<u8>]) -> String {
         }
         out.push('\n');
     }
+    out.push_str(&layout_lines(shape, digits));
     out
+}
+
+/// The lines that describe a variant's groups (none for a classic grid).
+fn layout_lines(shape: Shape, digits: usize) -> String {
+    let size = shape.size();
+    match shape.layout() {
+        Layout::Classic => String::new(),
+        Layout::X => format!(
+            "Sudoku X: diagonal 0 runs {} to {}, diagonal 1 {} to {}\n",
+            cell_drools(shape, 0),
+            cell_drools(shape, shape.cells() - 1),
+            cell_drools(shape, size - 1),
+            cell_drools(shape, shape.cells() - size)
+        ),
+        Layout::Jigsaw(regions) => {
+            let letters: Vec<char> = regions.letters().chars().collect();
+            let mut out = String::from("Regions:\n");
+            for (row, line) in letters.chunks(size.max(1)).enumerate() {
+                let line: String = line.iter().collect();
+                out.push_str(&format!("Row {row:>digits$}: {line}\n"));
+            }
+            out
+        }
+    }
 }
 
 #[cfg(test)]
@@ -134,5 +164,25 @@ mod tests {
             .nth(1)
             .unwrap()
             .starts_with("Row 0:  1  4       --- 3 --- "));
+    }
+
+    #[test]
+    fn variants_name_their_groups() {
+        let plain = dump(Shape::NINE, &[], &[]);
+        let x = dump(Shape::NINE.x(), &[], &[]);
+        assert_eq!(
+            x,
+            format!("{plain}Sudoku X: diagonal 0 runs [0,0] to [8,8], diagonal 1 [0,8] to [8,0]\n")
+        );
+        let labels: Vec<u8> = (0..16)
+            .map(|c| [0, 0, 1, 1, 0, 2, 1, 1, 0, 2, 2, 3, 2, 3, 3, 3][c])
+            .collect();
+        let j = Shape::FOUR.jigsaw(&labels).unwrap();
+        let text = dump(j, &[], &[]);
+        let plain = dump(Shape::FOUR, &[], &[]);
+        assert_eq!(
+            text,
+            format!("{plain}Regions:\nRow 0: AABB\nRow 1: ACBB\nRow 2: ACCD\nRow 3: CDDD\n")
+        );
     }
 }

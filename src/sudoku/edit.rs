@@ -151,6 +151,7 @@ commands:
   givens         the givens, one row per line
   undo, redo     take back the last edit, or make it again
   validate       look for duplicate givens
+  hint [vague]   the next deduction, not applied (vague: its technique and where)
   help           this text
   quit           end the session
 CELL is r3c4 (1-based) or [2,3] (0-based, row first). Lines starting with # are ignored.
@@ -362,6 +363,36 @@ impl Editor {
         self.log_of(next.into_iter()).into_iter().next()
     }
 
+    /// The next deduction, not applied, as a line for `hint`: while stepping the
+    /// first the horizon does not show yet, else the first the rules make from the
+    /// givens (the simplest tier's, earliest round). `vague`: the rule's `@hint`
+    /// wording (the technique and where to look), or its label without one.
+    fn hint_text(&self, vague: bool) -> String {
+        let vis = self.horizon.map(|h| self.visible(Some(h)));
+        let mut next: Vec<Event> = self
+            .board
+            .events()
+            .into_iter()
+            .filter(|e| e.head[0] == P && vis.as_ref().is_none_or(|v| !v.event(e)))
+            .collect();
+        self.sort_log_order(&mut next);
+        let Some(ev) = next.first() else {
+            return match (self.status(), vis.is_some()) {
+                (Status::Solved, _) => "no hint: the grid is solved\n".into(),
+                (_, true) => "no hint: every deduction is shown\n".into(),
+                _ => "no hint: the rules find nothing here\n".into(),
+            };
+        };
+        let text = if vague {
+            self.board
+                .render_hint(ev, self.notation)
+                .unwrap_or_else(|| self.board.program().rules[ev.rule].label.clone())
+        } else {
+            self.board.render(ev, self.notation)
+        };
+        format!("hint: {text}\n")
+    }
+
     /// Sorts events in log order: round, tier, rule, head, bindings.
     fn sort_log_order(&self, evs: &mut [Event]) {
         let rules = &self.board.program().rules;
@@ -469,6 +500,13 @@ impl Editor {
             "undo", "redo", "step", "solve", "dump", "explain", "givens", "validate", "help",
             "quit", "exit",
         ];
+        if word == "hint" {
+            return match args[..] {
+                [] => Ok(self.hint_text(false)),
+                ["vague"] => Ok(self.hint_text(true)),
+                _ => Err("usage: hint [vague]".into()),
+            };
+        }
         if NO_ARGS.contains(&word.as_str()) && !args.is_empty() {
             return Err(format!("'{word}' takes no arguments"));
         }
@@ -697,14 +735,14 @@ impl Editor {
                 .events
                 .iter()
                 .filter(|(e, _)| e.head[0] == P)
-                .map(|(e, d)| ((e.rule, e.head.clone(), e.bindings.clone()), e.round, *d)),
+                .map(|(e, d)| ((e.rule, e.head.clone(), self.explained(e)), e.round, *d)),
         );
         for e in self.board.events() {
             if e.head[0] != P || e.head.len() < 3 {
                 continue;
             }
             if reordered.contains(&(e.head[1] as usize, e.head[2] as u8)) {
-                evs.entry((e.rule, e.head.clone(), e.bindings.clone()))
+                evs.entry((e.rule, e.head.clone(), self.explained(&e)))
                     .or_insert(Move {
                         before: Some(e.round),
                         after: Some(e.round),
@@ -743,6 +781,13 @@ impl Editor {
             out.push_str("no change\n");
         }
         out
+    }
+
+    /// An event's bindings that its explanation reads: an edit that only changes the
+    /// `@hint`'s (another group now derives the same hidden single) changes no line.
+    fn explained(&self, e: &Event) -> Vec<Value> {
+        let n = self.board.program().rules[e.rule].explain_vars().len();
+        e.bindings[..n.min(e.bindings.len())].to_vec()
     }
 
     /// `contradiction: ...` lines when the grid (at the fixpoint) is contradictory.

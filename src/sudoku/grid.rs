@@ -12,6 +12,19 @@
 //! `c = r*size + col` (all 0-based). Boxes are numbered row-major too: box `b` covers
 //! rows `(b / n)*n ..` and columns `(b % n)*n ..`.
 //!
+//! A shape also carries its [`Layout`], the variant's groups:
+//!
+//! | layout | groups, in [`groups`] order |
+//! |--------|-----------------------------|
+//! | classic | rows, columns, boxes |
+//! | Sudoku X | rows, columns, boxes, then diagonal 0 (`[0,0]` to `[8,8]`) and diagonal 1 (`[0,8]` to `[8,0]`) |
+//! | jigsaw | rows, columns, then the irregular regions in place of the boxes |
+//!
+//! Jigsaw regions are numbered in the order of their first cell (row-major): region 0
+//! holds cell 0. Each has `size` cells; they need not be contiguous. A layout is cheap
+//! to copy: a jigsaw's region map is interned (one shared copy per distinct map, kept
+//! for the life of the process).
+//!
 //! # Digit alphabet
 //!
 //! | grid  | values | characters |
@@ -30,32 +43,178 @@
 //! Two spellings: Drools' `[r,c]` (0-based, row first, as in `single 8 at [0,1]`) from
 //! [`cell_drools`], and the 1-based `r1c9` from [`cell_rc`]. [`parse_cell`] reads both.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::str::FromStr;
+use std::sync::{Mutex, OnceLock};
+
+/// The variant of a grid: which groups it has besides its rows and columns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Layout {
+    /// Rows, columns and `n`x`n` boxes.
+    #[default]
+    Classic,
+    /// Sudoku X: the classic groups and both diagonals.
+    X,
+    /// Jigsaw: rows, columns and irregular regions in place of the boxes.
+    Jigsaw(Regions),
+}
+
+impl fmt::Display for Layout {
+    /// `classic`, `Sudoku X`, `jigsaw`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Layout::Classic => "classic",
+            Layout::X => "Sudoku X",
+            Layout::Jigsaw(_) => "jigsaw",
+        })
+    }
+}
+
+/// A jigsaw's regions: the region (0-based) of every cell, row-major, regions numbered
+/// in the order of their first cell. Built by [`Shape::jigsaw`], which checks that
+/// every region has `size` cells; interned, so copying it copies a reference.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Regions(&'static [u8]);
+
+impl Regions {
+    /// The region of cell `c` (0 past the end).
+    pub fn of(self, c: usize) -> usize {
+        self.0.get(c).map_or(0, |&r| usize::from(r))
+    }
+
+    /// The cells of region `i`, in cell order.
+    pub fn cells(self, i: usize) -> Vec<usize> {
+        (0..self.0.len()).filter(|&c| self.of(c) == i).collect()
+    }
+
+    /// One letter per cell, row-major: `A` for region 0, `B` for region 1, ...
+    pub fn letters(self) -> String {
+        self.0.iter().map(|&r| char::from(b'A' + r)).collect()
+    }
+
+    /// The one shared copy of a region map.
+    fn intern(map: Vec<u8>) -> Regions {
+        static MAPS: OnceLock<Mutex<HashSet<&'static [u8]>>> = OnceLock::new();
+        let mut maps = MAPS
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if let Some(&m) = maps.get(map.as_slice()) {
+            return Regions(m);
+        }
+        let m: &'static [u8] = Box::leak(map.into_boxed_slice());
+        maps.insert(m);
+        Regions(m)
+    }
+}
+
+impl fmt::Debug for Regions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Regions({})", self.letters())
+    }
+}
 
 /// The geometry of a grid, given by its box side `n` (2, 3, 4 or 5 for the supported
-/// 4x4, 9x9, 16x16 and 25x25 grids). The arithmetic works for any `n >= 1`.
+/// 4x4, 9x9, 16x16 and 25x25 grids) and its [`Layout`]. The arithmetic works for any
+/// `n >= 1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Shape {
     /// The box side: 3 for a classic 9x9 Sudoku.
     pub n: usize,
+    layout: Layout,
 }
 
 impl Shape {
     /// 4x4 grid (2x2 boxes).
-    pub const FOUR: Shape = Shape { n: 2 };
+    pub const FOUR: Shape = Shape::classic_of(2);
     /// Classic 9x9 grid (3x3 boxes).
-    pub const NINE: Shape = Shape { n: 3 };
+    pub const NINE: Shape = Shape::classic_of(3);
     /// 16x16 grid (4x4 boxes).
-    pub const SIXTEEN: Shape = Shape { n: 4 };
+    pub const SIXTEEN: Shape = Shape::classic_of(4);
     /// 25x25 grid (5x5 boxes).
-    pub const TWENTY_FIVE: Shape = Shape { n: 5 };
+    pub const TWENTY_FIVE: Shape = Shape::classic_of(5);
     /// All supported shapes, smallest first.
     pub const ALL: [Shape; 4] = [Shape::FOUR, Shape::NINE, Shape::SIXTEEN, Shape::TWENTY_FIVE];
 
+    const fn classic_of(n: usize) -> Shape {
+        Shape {
+            n,
+            layout: Layout::Classic,
+        }
+    }
+
     /// The shape with box side `n`, if supported (2..=5).
     pub fn new(n: usize) -> Option<Shape> {
-        (2..=5).contains(&n).then_some(Shape { n })
+        (2..=5).contains(&n).then_some(Shape::classic_of(n))
+    }
+
+    /// The variant's layout.
+    pub fn layout(self) -> Layout {
+        self.layout
+    }
+
+    /// The same size, classic.
+    pub fn classic(self) -> Shape {
+        Shape::classic_of(self.n)
+    }
+
+    /// The same size as Sudoku X (both diagonals are groups too).
+    pub fn x(self) -> Shape {
+        Shape {
+            layout: Layout::X,
+            ..self
+        }
+    }
+
+    /// The same size as a jigsaw whose regions are given by one label per cell
+    /// (row-major; equal labels, one region). On error: the cell to blame (the first
+    /// cell of a region of the wrong size, or 0 for a wrong number of labels) and a
+    /// message such as `region 'C' has 8 cells; a region of a 9x9 jigsaw has 9`.
+    pub fn jigsaw<T: Copy + Eq + fmt::Display>(
+        self,
+        labels: &[T],
+    ) -> Result<Shape, (usize, String)> {
+        if labels.len() != self.cells() {
+            return Err((
+                0,
+                format!(
+                    "a {self} region grid has {} cells, not {}",
+                    self.cells(),
+                    labels.len()
+                ),
+            ));
+        }
+        // Region numbers in the order of each label's first cell.
+        let mut seen: Vec<T> = Vec::new();
+        let mut map = Vec::with_capacity(labels.len());
+        for &l in labels {
+            let i = seen.iter().position(|&s| s == l).unwrap_or_else(|| {
+                seen.push(l);
+                seen.len() - 1
+            });
+            map.push(i);
+        }
+        for (i, &l) in seen.iter().enumerate() {
+            let count = map.iter().filter(|&&r| r == i).count();
+            if count != self.size() {
+                let first = map.iter().position(|&r| r == i).unwrap_or(0);
+                return Err((
+                    first,
+                    format!(
+                        "region '{l}' has {count} cell{}; a region of a {self} jigsaw has {}",
+                        if count == 1 { "" } else { "s" },
+                        self.size()
+                    ),
+                ));
+            }
+        }
+        // Every region has `size` cells, so there are `size` regions: each fits a u8.
+        let map = map.into_iter().map(|r| r as u8).collect();
+        Ok(Shape {
+            layout: Layout::Jigsaw(Regions::intern(map)),
+            ..self
+        })
     }
 
     /// The shape of a grid with `cells` cells (16, 81, 256 or 625).
@@ -123,11 +282,38 @@ impl Shape {
 
     /// The cells of one group.
     pub fn group_cells(self, kind: GroupKind) -> Vec<usize> {
+        let size = self.size();
         match kind {
             GroupKind::Row(i) => self.row_cells(i),
             GroupKind::Col(i) => self.col_cells(i),
             GroupKind::Box(i) => self.box_cells(i),
+            GroupKind::Region(i) => match self.layout {
+                Layout::Jigsaw(regions) => regions.cells(i),
+                _ => self.box_cells(i),
+            },
+            GroupKind::Diag(0) => (0..size).map(|k| self.cell(k, k)).collect(),
+            GroupKind::Diag(_) => (0..size).map(|k| self.cell(k, size - 1 - k)).collect(),
         }
+    }
+
+    /// The groups of cell `c`: its row, column, box or region, and the diagonals it
+    /// lies on (Sudoku X).
+    pub fn groups_of(self, c: usize) -> Vec<GroupKind> {
+        let (r, col) = (self.row(c), self.col(c));
+        let mut out = vec![GroupKind::Row(r), GroupKind::Col(col)];
+        match self.layout {
+            Layout::Jigsaw(regions) => out.push(GroupKind::Region(regions.of(c))),
+            _ => out.push(GroupKind::Box(self.box_of(c))),
+        }
+        if self.layout == Layout::X {
+            if r == col {
+                out.push(GroupKind::Diag(0));
+            }
+            if r + col + 1 == self.size() {
+                out.push(GroupKind::Diag(1));
+            }
+        }
+        out
     }
 
     /// `"9x9"`, `"16x16"`, ...
@@ -353,42 +539,86 @@ fn coord(s: &str, base: usize, size: usize) -> Option<Option<usize>> {
     Some((v >= base && v - base < size).then(|| v - base))
 }
 
-/// A row, column or box, with its 0-based index.
+/// A row, column, box, jigsaw region or diagonal, with its 0-based index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GroupKind {
     Row(usize),
     Col(usize),
     Box(usize),
+    /// A jigsaw region (the rules see it as a box).
+    Region(usize),
+    /// Sudoku X: 0 is the main diagonal (top left to bottom right), 1 the other.
+    Diag(usize),
+}
+
+impl GroupKind {
+    /// The kind the rules see in `group(p, g, kind, i)`: `"row"`, `"column"`, `"box"`
+    /// (jigsaw regions too) or `"diagonal"`; and the index `i`.
+    pub fn fact(self) -> (&'static str, usize) {
+        match self {
+            GroupKind::Row(i) => ("row", i),
+            GroupKind::Col(i) => ("column", i),
+            GroupKind::Box(i) | GroupKind::Region(i) => ("box", i),
+            GroupKind::Diag(i) => ("diagonal", i),
+        }
+    }
+
+    /// How messages name the kind: `row`, `column`, `box`, `region`, `diagonal`.
+    pub fn word(self) -> &'static str {
+        match self {
+            GroupKind::Region(_) => "region",
+            other => other.fact().0,
+        }
+    }
 }
 
 impl fmt::Display for GroupKind {
-    /// Drools' wording: `row 0`, `col 0`, `square 0`.
+    /// Drools' wording: `row 0`, `col 0`, `square 0`; and `region 0`, `diagonal 0`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             GroupKind::Row(i) => write!(f, "row {i}"),
             GroupKind::Col(i) => write!(f, "col {i}"),
             GroupKind::Box(i) => write!(f, "square {i}"),
+            GroupKind::Region(i) => write!(f, "region {i}"),
+            GroupKind::Diag(i) => write!(f, "diagonal {i}"),
         }
     }
 }
 
-/// All `3*size` groups with their cells: rows `0..size`, then columns, then boxes.
+/// Every group with its cells: rows `0..size`, then columns, then boxes (or a
+/// jigsaw's regions), then for Sudoku X the two diagonals. `3*size` groups, plus 2 for
+/// Sudoku X.
 pub fn groups(shape: Shape) -> Vec<(GroupKind, Vec<usize>)> {
     let size = shape.size();
+    let third: fn(usize) -> GroupKind = match shape.layout {
+        Layout::Jigsaw(_) => GroupKind::Region,
+        _ => GroupKind::Box,
+    };
+    let diagonals = if shape.layout == Layout::X {
+        0..2
+    } else {
+        0..0
+    };
     let kinds = (0..size)
         .map(GroupKind::Row)
         .chain((0..size).map(GroupKind::Col))
-        .chain((0..size).map(GroupKind::Box));
+        .chain((0..size).map(third))
+        .chain(diagonals.map(GroupKind::Diag));
     kinds.map(|k| (k, shape.group_cells(k))).collect()
 }
 
-/// The peers of cell `c`: every other cell sharing its row, column or box, in
-/// increasing order (20 for a 9x9 grid).
+/// The peers of cell `c`: every other cell sharing one of its groups, in increasing
+/// order (20 for a classic 9x9 grid; up to 32 on a Sudoku X's centre).
 pub fn peers(shape: Shape, c: usize) -> Vec<usize> {
-    let (r, col, b) = (shape.row(c), shape.col(c), shape.box_of(c));
-    (0..shape.cells())
-        .filter(|&p| p != c && (shape.row(p) == r || shape.col(p) == col || shape.box_of(p) == b))
-        .collect()
+    let mut out: Vec<usize> = shape
+        .groups_of(c)
+        .into_iter()
+        .flat_map(|g| shape.group_cells(g))
+        .filter(|&p| p != c)
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// A value that appears twice in one group.
@@ -400,8 +630,9 @@ pub struct Duplicate {
     pub cells: (usize, usize),
 }
 
-/// Every pair of filled cells that share a group and a value, group by group (rows,
-/// columns, boxes), in cell order. Empty for a consistent grid.
+/// Every pair of filled cells that share a group and a value, group by group (in
+/// [`groups`] order: rows, columns, boxes or regions, diagonals), in cell order. Empty
+/// for a consistent grid.
 pub fn duplicates(grid: &Grid) -> Vec<Duplicate> {
     let mut out = Vec::new();
     for (group, cells) in groups(grid.shape) {
@@ -421,12 +652,13 @@ pub fn duplicates(grid: &Grid) -> Vec<Duplicate> {
     out
 }
 
-/// Checks that `solution` solves `grid`: same shape, every cell filled with a value in
-/// range, every given kept, and each value once in every row, column and box. The
-/// error names the first problem found, with 1-based `r1c1` cell names.
+/// Checks that `solution` solves `grid`: same size, every cell filled with a value in
+/// range, every given kept, and each value once in every group of the puzzle's layout
+/// (the solution's own layout is ignored). The error names the first problem found,
+/// with 1-based `r1c1` cell names.
 pub fn check_solution(grid: &Grid, solution: &Grid) -> Result<(), String> {
     let shape = grid.shape;
-    if solution.shape != shape {
+    if solution.shape.n != shape.n {
         return Err(format!(
             "the solution is {}, the puzzle {shape}",
             solution.shape
@@ -459,7 +691,11 @@ pub fn check_solution(grid: &Grid, solution: &Grid) -> Result<(), String> {
             ));
         }
     }
-    if let Some(d) = duplicates(solution).first() {
+    let in_layout = Grid {
+        shape,
+        values: solution.values.clone(),
+    };
+    if let Some(d) = duplicates(&in_layout).first() {
         return Err(format!(
             "{} appears twice in {} ({} and {})",
             digit_char(d.value),
@@ -655,5 +891,116 @@ mod tests {
             })
             .collect();
         assert_eq!(names, ["row 0 5 [0,0] [0,8]", "col 0 8 [4,0] [6,0]"]);
+    }
+
+    /// A 9x9 jigsaw's region letters (rows of `inputs/jigsaw_*.txt` style).
+    const REGIONS: &str =
+        "AABBBBCCCAABBBBBCDEAAAACCCDEEAFFCFCDEEEFFFFDDGEEFHFIDDGGEHHHIIDGGGGHIIIDGGHHHHIII";
+
+    #[test]
+    fn sudoku_x_groups_and_peers() {
+        let x = Shape::NINE.x();
+        assert_eq!(x.layout(), Layout::X);
+        assert_eq!((x.size(), x.cells()), (9, 81));
+        assert_ne!(x, Shape::NINE);
+        assert_eq!(x.classic(), Shape::NINE);
+        let gs = groups(x);
+        assert_eq!(gs.len(), 29);
+        // The classic 27 first, unchanged, then the two diagonals.
+        assert_eq!(gs[..27], groups(Shape::NINE)[..]);
+        assert_eq!(
+            gs[27],
+            (GroupKind::Diag(0), (0..9).map(|k| k * 10).collect())
+        );
+        assert_eq!(
+            gs[28],
+            (GroupKind::Diag(1), (1..10).map(|k| k * 8).collect())
+        );
+        assert_eq!(GroupKind::Diag(1).fact(), ("diagonal", 1));
+        assert_eq!(GroupKind::Diag(0).to_string(), "diagonal 0");
+        // The centre lies on both diagonals: 20 classic peers and 6 more on each.
+        assert_eq!(peers(x, 40).len(), 32);
+        assert_eq!(peers(x, 1), peers(Shape::NINE, 1));
+        assert!(peers(x, 0).contains(&80) && !peers(Shape::NINE, 0).contains(&80));
+        assert_eq!(x.groups_of(8).len(), 4);
+        assert_eq!(groups(Shape::FOUR.x())[13].1, vec![3, 6, 9, 12]);
+    }
+
+    #[test]
+    fn jigsaw_regions() {
+        let labels: Vec<char> = REGIONS.chars().collect();
+        let j = Shape::NINE.jigsaw(&labels).unwrap();
+        let Layout::Jigsaw(regions) = j.layout() else {
+            panic!("not a jigsaw: {j:?}")
+        };
+        assert_eq!(regions.letters(), REGIONS);
+        // The same map, interned: equal shapes.
+        assert_eq!(Shape::NINE.jigsaw(&labels), Ok(j));
+        let gs = groups(j);
+        assert_eq!(gs.len(), 27);
+        assert_eq!(gs[..18], groups(Shape::NINE)[..18]);
+        assert_eq!(gs[18].0, GroupKind::Region(0));
+        assert_eq!(gs[18].1, vec![0, 1, 9, 10, 19, 20, 21, 22, 29]);
+        assert_eq!(GroupKind::Region(0).fact(), ("box", 0));
+        assert_eq!(GroupKind::Region(4).to_string(), "region 4");
+        let mut seen = [0; 81];
+        for (_, cells) in &gs {
+            assert_eq!(cells.len(), 9);
+            cells.iter().for_each(|&c| seen[c] += 1);
+        }
+        assert!(seen.iter().all(|&k| k == 3));
+        // Cell 2 (region B) sees region B, not its classic box's cell 19 (region A).
+        assert!(peers(j, 2).contains(&12) && !peers(j, 2).contains(&19));
+        // Any labels: digits work as well as letters, renumbered by first cell.
+        let digits: Vec<u8> = REGIONS.bytes().map(|b| b - b'A').collect();
+        assert_eq!(Shape::NINE.jigsaw(&digits), Ok(j));
+        // A region of 8 cells and one of 10: the first (by its first cell) is blamed.
+        let mut bad = labels.clone();
+        bad[2] = 'A';
+        assert_eq!(
+            Shape::NINE.jigsaw(&bad),
+            Err((
+                0,
+                "region 'A' has 10 cells; a region of a 9x9 jigsaw has 9".into()
+            ))
+        );
+        let mut bad = labels.clone();
+        bad[80] = 'Z';
+        assert_eq!(
+            Shape::NINE.jigsaw(&bad),
+            Err((
+                51,
+                "region 'I' has 8 cells; a region of a 9x9 jigsaw has 9".into()
+            ))
+        );
+        assert_eq!(
+            Shape::NINE.jigsaw(&labels[..80]),
+            Err((0, "a 9x9 region grid has 81 cells, not 80".into()))
+        );
+    }
+
+    #[test]
+    fn variant_duplicates_and_solutions() {
+        // 5 twice on the main diagonal: a duplicate for Sudoku X only.
+        let mut g = Grid::empty(Shape::NINE);
+        g.values[0] = 5;
+        g.values[40] = 5;
+        assert!(duplicates(&g).is_empty());
+        g.shape = g.shape.x();
+        let d = duplicates(&g);
+        assert_eq!(d.len(), 1);
+        assert_eq!(
+            (d[0].group, d[0].value, d[0].cells),
+            (GroupKind::Diag(0), 5, (0, 40))
+        );
+        // The classic solution of `simple` breaks a diagonal.
+        let sol: Grid = SIMPLE_SOLUTION.parse().unwrap();
+        let e = check_solution(&Grid::empty(Shape::NINE.x()), &sol).unwrap_err();
+        assert_eq!(e, "2 appears twice in diagonal 0 (r3c3 and r8c8)");
+        // And the jigsaw's regions.
+        let labels: Vec<char> = REGIONS.chars().collect();
+        let j = Shape::NINE.jigsaw(&labels).unwrap();
+        let e = check_solution(&Grid::empty(j), &sol).unwrap_err();
+        assert!(e.contains(" in region "), "{e}");
     }
 }

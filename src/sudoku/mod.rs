@@ -13,6 +13,7 @@ pub mod board;
 pub mod dump;
 pub mod edit;
 pub mod explain;
+pub mod grade;
 pub mod grid;
 pub mod puzzle;
 pub mod rules;

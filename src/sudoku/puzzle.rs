@@ -30,6 +30,42 @@
 //! In the Drools formats (2 and 3) a letter is not a cell: text is not a puzzle, so a
 //! row holding one is an error at its column.
 //!
+//! # Variants
+//!
+//! A **marker line** before a puzzle makes it a variant: a line holding only `X`
+//! (Sudoku X: both diagonals are groups too) or `jigsaw` (irregular regions in place of
+//! the boxes), in any case. The marker applies to the one puzzle after it (a 9-line
+//! block or a one-line puzzle of any size; blank lines and comments may come between),
+//! and the puzzle's line is the marker's. A jigsaw's grid is followed by its **region
+//! grid**: `size` lines of `size` letters, or one line of `size*size` letters (blank
+//! lines and comments may come before it), one letter per cell, the same letter for
+//! the cells of one region. Any ASCII letters, case-sensitive; each region must have
+//! `size` cells (contiguous or not). Regions are numbered in the order of their first
+//! cell. For example, a Sudoku X and a jigsaw:
+//!
+//! ```text
+//! X
+//! 4..82..63.2...918.....3........8.9...1........62..1.................5.....4...6..
+//! jigsaw
+//! ..51.........8..5.....2......8..........5.7...8.........7..1.652.3....7....9.....
+//! AABBBBCCC
+//! AABBBBBCD
+//! EAAAACCCD
+//! EEAFFCFCD
+//! EEEFFFFDD
+//! GEEFHFIDD
+//! GGEHHHIID
+//! GGGGHIIID
+//! GGHHHHIII
+//! ```
+//!
+//! Errors: a marker with no puzzle after it (another marker or the end of the input
+//! comes first), a jigsaw without its region grid (a puzzle line, a marker or the end
+//! of the input comes first), a region grid cut short or with a row of the wrong
+//! length, a character that is not a letter, a region of the wrong number of cells
+//! (named by its first cell's line and column). A marker is never the first row of a
+//! Drools file (format 2): a marked puzzle is a full block or a line.
+//!
 //! Errors read `file:line:col: message`, for example
 //! `puzzles.txt:3:1: puzzle line has 80 characters; expected 16, 81, 256 or 625 (one
 //! puzzle per line) or a 9-line block`.
@@ -157,6 +193,8 @@ pub struct PuzzleReader<R: BufRead> {
     ahead: VecDeque<Line>,
     /// An I/O error met while reading ahead, reported after the lines before it.
     ahead_error: Option<io::Error>,
+    /// A variant marker waiting for its puzzle, or a jigsaw for its region grid.
+    variant: Option<Variant>,
 }
 
 impl<R: BufRead> PuzzleReader<R> {
@@ -173,6 +211,7 @@ impl<R: BufRead> PuzzleReader<R> {
             started: false,
             ahead: VecDeque::new(),
             ahead_error: None,
+            variant: None,
         }
     }
 
@@ -304,7 +343,7 @@ impl<R: BufRead> PuzzleReader<R> {
         }
         let first = self.ahead.iter().find(|l| !l.is_blank());
         let drools = rows <= BLOCK
-            && first.is_some_and(|l| l.chars <= BLOCK)
+            && first.is_some_and(|l| l.chars <= BLOCK && Marker::of(l).is_none())
             && self
                 .ahead
                 .iter()
@@ -352,7 +391,7 @@ impl<R: BufRead> PuzzleReader<R> {
             line_range(b.start, b.last)
         );
         let e = self.error(b.start, 1, msg);
-        self.pending.push_back(e);
+        self.found(e);
     }
 
     /// Handles one line (or the end of input), queueing any results.
@@ -370,6 +409,7 @@ impl<R: BufRead> PuzzleReader<R> {
                 if let Some(b) = self.block.take() {
                     self.incomplete(b, "the end of the input");
                 }
+                self.end_variant("the end of the input");
                 return;
             }
             Err(e) => {
@@ -380,6 +420,22 @@ impl<R: BufRead> PuzzleReader<R> {
             }
         };
         if line.is_comment() {
+            return;
+        }
+        if let Some(line) = self.region_line(line) {
+            self.handle(line);
+        }
+    }
+
+    /// Handles a line that is not a comment and not part of a region grid.
+    fn handle(&mut self, line: Line) {
+        if let Some(marker) = Marker::of(&line) {
+            if let Some(b) = self.block.take() {
+                let then = format!("the variant marker at line {}", line.no);
+                self.incomplete(b, &then);
+            }
+            self.end_variant(&format!("another marker at line {}", line.no));
+            self.variant = Some(Variant::Marked(marker, line.no));
             return;
         }
         if line.is_blank() {
@@ -429,7 +485,7 @@ impl<R: BufRead> PuzzleReader<R> {
                 b.start,
             ),
         };
-        self.pending.push_back(r);
+        self.found(r);
     }
 
     /// Reads a line longer than a block row: a one-line puzzle, or a length error.
@@ -446,7 +502,200 @@ impl<R: BufRead> PuzzleReader<R> {
             );
             self.error(line.no, 1, msg)
         };
-        self.pending.push_back(r);
+        self.found(r);
+    }
+
+    /// Queues a puzzle (or a bad one) read from a block or a line, under the variant
+    /// marker before it if any: Sudoku X at once, a jigsaw once its region grid is read.
+    fn found(&mut self, r: Result<Puzzle, InputError>) {
+        match (self.variant.take(), r) {
+            (Some(Variant::Marked(Marker::X, line)), Ok(mut p)) => {
+                p.grid.shape = p.grid.shape.x();
+                p.line = line;
+                self.pending.push_back(Ok(p));
+            }
+            (Some(Variant::Marked(Marker::Jigsaw, line)), Ok(mut p)) => {
+                p.line = line;
+                self.variant = Some(Variant::Regions(p, Vec::new()));
+            }
+            (Some(Variant::Marked(marker, line)), Err(mut e)) => {
+                let marker = marker.name();
+                e.message.push_str(&format!(
+                    " (the puzzle of the '{marker}' marker at line {line})"
+                ));
+                self.pending.push_back(Err(e));
+            }
+            (_, r) => self.pending.push_back(r),
+        }
+    }
+
+    /// Ends a variant that is still waiting (for its puzzle or its region grid) with
+    /// an error; `then` says what came instead.
+    fn end_variant(&mut self, then: &str) {
+        let e = match self.variant.take() {
+            None => return,
+            Some(Variant::Marked(marker, line)) => self.error(
+                line,
+                1,
+                format!(
+                    "the variant marker '{}' is not followed by a puzzle: then {then}",
+                    marker.name()
+                ),
+            ),
+            Some(Variant::Regions(p, rows)) => {
+                let shape = p.grid.shape;
+                match (rows.first(), rows.last()) {
+                    (Some(&(first, _)), Some(&(last, _))) => self.error(
+                        first,
+                        1,
+                        format!(
+                            "incomplete region grid: {} of {} rows ({}), then {then}",
+                            rows.len(),
+                            shape.size(),
+                            line_range(first, last)
+                        ),
+                    ),
+                    _ => self.error(
+                        p.line,
+                        1,
+                        format!(
+                            "the jigsaw puzzle at line {} has no region grid ({} lines of {} letters, or one line of {}), then {then}",
+                            p.line,
+                            shape.size(),
+                            shape.size(),
+                            shape.cells()
+                        ),
+                    ),
+                }
+            }
+        };
+        self.pending.push_back(e);
+    }
+
+    /// Reads a line of a jigsaw's region grid when one is awaited. Returns the line
+    /// when it is not one (no grid awaited, or the grid ends before it: an error is
+    /// queued), to be read as usual.
+    fn region_line(&mut self, line: Line) -> Option<Line> {
+        if !matches!(self.variant, Some(Variant::Regions(..))) {
+            return Some(line);
+        }
+        let Some(Variant::Regions(p, mut rows)) = self.variant.take() else {
+            return Some(line);
+        };
+        let shape = p.grid.shape;
+        if line.is_blank() && rows.is_empty() {
+            self.variant = Some(Variant::Regions(p, rows));
+            return None;
+        }
+        let letters = line.text.chars().any(|c| c.is_ascii_alphabetic());
+        if line.is_blank() || !letters || Marker::of(&line).is_some() {
+            self.variant = Some(Variant::Regions(p, rows));
+            let then = if line.is_blank() {
+                "a blank line".to_string()
+            } else {
+                format!("line {}", line.no)
+            };
+            self.end_variant(&then);
+            return Some(line);
+        }
+        let whole = line.chars == shape.cells() && rows.is_empty();
+        if !whole && line.chars != shape.size() {
+            let msg = format!(
+                "region grid row has {} characters; a {shape} jigsaw's region grid has {} rows of {} letters, or one line of {}",
+                line.chars,
+                shape.size(),
+                shape.size(),
+                shape.cells()
+            );
+            let e = self.error(line.no, 1, msg);
+            self.pending.push_back(e);
+            return None;
+        }
+        rows.push((line.no, line.text));
+        if whole || rows.len() == shape.size() {
+            let r = regions(p, &rows).map_err(|(line, col, message)| InputError {
+                source: self.source.clone(),
+                line,
+                col,
+                message,
+            });
+            self.pending.push_back(r);
+        } else {
+            self.variant = Some(Variant::Regions(p, rows));
+        }
+        None
+    }
+}
+
+/// A variant marker: a line holding only `X` (Sudoku X) or `jigsaw`, in any case.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Marker {
+    X,
+    Jigsaw,
+}
+
+impl Marker {
+    fn of(line: &Line) -> Option<Marker> {
+        let t = line.text.trim();
+        if t.eq_ignore_ascii_case("x") {
+            Some(Marker::X)
+        } else if t.eq_ignore_ascii_case("jigsaw") {
+            Some(Marker::Jigsaw)
+        } else {
+            None
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Marker::X => "X",
+            Marker::Jigsaw => "jigsaw",
+        }
+    }
+}
+
+/// A variant the reader is in the middle of.
+enum Variant {
+    /// A marker read at this line: the next puzzle is of its variant.
+    Marked(Marker, usize),
+    /// A jigsaw's puzzle, read, and the rows of its region grid so far (line, text).
+    Regions(Puzzle, Vec<(usize, String)>),
+}
+
+/// The jigsaw of puzzle `p` with the region grid `rows` (`(line, text)`, each a row,
+/// or one line for the whole grid): letters, the same one for the cells of a region.
+/// On error: line, column and message.
+fn regions(mut p: Puzzle, rows: &[(usize, String)]) -> Result<Puzzle, (usize, usize, String)> {
+    let mut labels = Vec::with_capacity(p.grid.shape.cells());
+    let mut at = Vec::with_capacity(p.grid.shape.cells());
+    for (line, text) in rows {
+        for (i, ch) in text.chars().enumerate() {
+            if !ch.is_ascii_alphabetic() {
+                return Err((
+                    *line,
+                    i + 1,
+                    format!(
+                        "'{}' is not a region letter: a region grid has one letter per cell, the same letter for the cells of one region",
+                        ch.escape_debug()
+                    ),
+                ));
+            }
+            labels.push(ch);
+            at.push((*line, i + 1));
+        }
+    }
+    let first = rows.first().map_or(p.line, |r| r.0);
+    let last = rows.last().map_or(p.line, |r| r.0);
+    match p.grid.shape.jigsaw(&labels) {
+        Ok(shape) => {
+            p.grid.shape = shape;
+            Ok(p)
+        }
+        Err((cell, msg)) => {
+            let (line, col) = at.get(cell).copied().unwrap_or((first, 1));
+            let grid = line_range(first, last);
+            Err((line, col, format!("{msg} (region grid of {grid})")))
+        }
     }
 }
 
@@ -560,7 +809,7 @@ pub fn open_puzzle_arg(arg: &str) -> Result<PuzzleReader<Box<dyn BufRead>>, Stri
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sudoku::grid::check_solution;
+    use crate::sudoku::grid::{check_solution, Layout};
 
     fn errors(rs: &[Result<Puzzle, InputError>]) -> Vec<String> {
         rs.iter()
@@ -828,6 +1077,191 @@ mod tests {
                 .filter(|c| *c != '\n' && *c != '#')
                 .collect();
             let _ = parse_text("r", &line);
+        }
+    }
+
+    /// A jigsaw's region rows (9 letters each).
+    const REGION_ROWS: [&str; 9] = [
+        "AABBBBCCC",
+        "AABBBBBCD",
+        "EAAAACCCD",
+        "EEAFFCFCD",
+        "EEEFFFFDD",
+        "GEEFHFIDD",
+        "GGEHHHIID",
+        "GGGGHIIID",
+        "GGHHHHIII",
+    ];
+
+    fn layouts(rs: &[Result<Puzzle, InputError>]) -> Vec<String> {
+        rs.iter()
+            .filter_map(|r| r.as_ref().ok())
+            .map(|p| format!("{}@{}", p.grid.shape.layout(), p.line))
+            .collect()
+    }
+
+    #[test]
+    fn variant_markers() {
+        let block = SIMPLE_LINE
+            .as_bytes()
+            .chunks(9)
+            .map(|r| format!("{}\n", std::str::from_utf8(r).unwrap()))
+            .collect::<String>();
+        let regions = REGION_ROWS.join("\n");
+        let text = format!(
+            "X\n{SIMPLE_LINE}\n{SIMPLE_LINE}\n# a block\nx\n\n{block}jigsaw\n{SIMPLE_LINE}\n\n{regions}\nJigsaw\n{block}{}\n",
+            REGION_ROWS.concat()
+        );
+        let rs = parse_text("v.txt", &text);
+        assert_eq!(errors(&rs), Vec::<String>::new());
+        assert_eq!(lines(&rs), [SIMPLE_LINE; 5]);
+        // A marker applies to the one puzzle after it; the puzzle starts at its marker.
+        assert_eq!(
+            layouts(&rs),
+            [
+                "Sudoku X@1",
+                "classic@3",
+                "Sudoku X@5",
+                "jigsaw@16",
+                "jigsaw@28"
+            ]
+        );
+        let Layout::Jigsaw(r) = rs[3].as_ref().unwrap().grid.shape.layout() else {
+            panic!("not a jigsaw")
+        };
+        assert_eq!(r.letters(), REGION_ROWS.concat());
+        assert_eq!(
+            rs[3].as_ref().unwrap().grid.shape,
+            rs[4].as_ref().unwrap().grid.shape
+        );
+        // Any letters: lower case and other letters give the same regions.
+        let other = REGION_ROWS.concat().replace('A', "q").replace('B', "z");
+        let rs2 = parse_text("v", &format!("jigsaw\n{SIMPLE_LINE}\n{other}\n"));
+        assert_eq!(
+            rs2[0].as_ref().unwrap().grid.shape,
+            rs[3].as_ref().unwrap().grid.shape
+        );
+        // 4x4: X and jigsaw on one-line grids of any size.
+        let rs = parse_text(
+            "f",
+            "x\n1...............\njigsaw\n1...............\nAABB\nACBB\nACCD\nCDDD\n",
+        );
+        assert_eq!(errors(&rs), Vec::<String>::new());
+        assert_eq!(layouts(&rs), ["Sudoku X@1", "jigsaw@3"]);
+        assert_eq!(rs[1].as_ref().unwrap().grid.shape.size(), 4);
+        // A marker first is not a Drools file: its puzzle is a 9-line block or a line.
+        let rs = parse_text("d", "X\n.568.194.\n");
+        assert_eq!(
+            errors(&rs),
+            ["d:2:1: incomplete puzzle block: 1 of 9 rows (line 2), then the end of the input (the puzzle of the 'X' marker at line 1)"]
+        );
+    }
+
+    #[test]
+    fn bad_variants_located() {
+        let rows = |k: usize| REGION_ROWS[..k].join("\n");
+        let cases: Vec<(String, Vec<&str>)> = vec![
+            // No region grid: the end of the input, a puzzle line or a marker instead.
+            (
+                format!("jigsaw\n{SIMPLE_LINE}\n"),
+                vec!["b:1:1: the jigsaw puzzle at line 1 has no region grid (9 lines of 9 letters, or one line of 81), then the end of the input"],
+            ),
+            (
+                format!("jigsaw\n{SIMPLE_LINE}\n{SIMPLE_LINE}\n"),
+                vec!["b:1:1: the jigsaw puzzle at line 1 has no region grid (9 lines of 9 letters, or one line of 81), then line 3"],
+            ),
+            (
+                format!("jigsaw\n{SIMPLE_LINE}\n{}\n\n{SIMPLE_LINE}\n", rows(4)),
+                vec!["b:3:1: incomplete region grid: 4 of 9 rows (lines 3-6), then a blank line"],
+            ),
+            // Rows of the wrong size.
+            (
+                format!("jigsaw\n{SIMPLE_LINE}\n{}\nAABBBBCCCC\n", rows(3)),
+                vec!["b:6:1: region grid row has 10 characters; a 9x9 jigsaw's region grid has 9 rows of 9 letters, or one line of 81"],
+            ),
+            (
+                format!("jigsaw\n{SIMPLE_LINE}\n{}\n", &REGION_ROWS.concat()[..80]),
+                vec!["b:3:1: region grid row has 80 characters; a 9x9 jigsaw's region grid has 9 rows of 9 letters, or one line of 81"],
+            ),
+            // A region of the wrong size: its first cell is named.
+            (
+                format!("jigsaw\n{SIMPLE_LINE}\n{}\nGGHHHHIIZ\n", rows(8)),
+                vec!["b:8:7: region 'I' has 8 cells; a region of a 9x9 jigsaw has 9 (region grid of lines 3-11)"],
+            ),
+            (
+                format!("jigsaw\n{SIMPLE_LINE}\n{}\nGGHHHH.II\n", rows(8)),
+                vec!["b:11:7: '.' is not a region letter: a region grid has one letter per cell, the same letter for the cells of one region"],
+            ),
+            // Markers without a puzzle.
+            (
+                format!("X\nx\n{SIMPLE_LINE}\nX\n"),
+                vec![
+                    "b:1:1: the variant marker 'X' is not followed by a puzzle: then another marker at line 2",
+                    "b:4:1: the variant marker 'X' is not followed by a puzzle: then the end of the input",
+                ],
+            ),
+            // A marker cuts a block short; the marker's puzzle that fails takes its error.
+            (
+                format!("{SIMPLE_LINE}\n123\nX\n{}\n", &SIMPLE_LINE[..80]),
+                vec![
+                    "b:2:1: incomplete puzzle block: 1 of 9 rows (line 2), then the variant marker at line 3",
+                    "b:4:1: puzzle line has 80 characters; expected 16, 81, 256 or 625 (one puzzle per line) or a 9-line block (the puzzle of the 'X' marker at line 3)",
+                ],
+            ),
+        ];
+        for (text, want) in cases {
+            let rs = parse_text("b", &text);
+            assert_eq!(errors(&rs), want, "{text}");
+        }
+        // After a bad region grid, reading goes on.
+        let text = format!("jigsaw\n{SIMPLE_LINE}\n{}\n{SIMPLE_LINE}\n", rows(2));
+        let rs = parse_text("b", &text);
+        assert_eq!(errors(&rs).len(), 1);
+        assert_eq!(layouts(&rs), ["classic@5"]);
+    }
+
+    #[test]
+    fn random_variant_lines_never_panic() {
+        let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let regions = REGION_ROWS.concat();
+        let pieces: Vec<String> = vec![
+            "X".into(),
+            "jigsaw".into(),
+            "".into(),
+            "# c".into(),
+            SIMPLE_LINE.into(),
+            regions.clone(),
+            regions[..80].into(),
+            "1234".into(),
+            "AABB".into(),
+            "1...............".into(),
+            ".568.194.".into(),
+        ]
+        .into_iter()
+        .chain(REGION_ROWS.iter().map(|r| r.to_string()))
+        .collect();
+        for _ in 0..3000 {
+            let n = (next() % 30) as usize;
+            let text: Vec<&str> = (0..n)
+                .map(|_| pieces[(next() % pieces.len() as u64) as usize].as_str())
+                .collect();
+            let text = text.join("\n");
+            let lines = text.lines().count().max(1);
+            for r in parse_text("r", &text) {
+                match r {
+                    Ok(p) => {
+                        assert_eq!(p.grid.values.len(), p.grid.shape.cells());
+                        assert!(p.line >= 1 && p.line <= lines);
+                    }
+                    Err(e) => assert!(e.line >= 1 && e.line <= lines + 1 && e.col >= 1, "{e}"),
+                }
+            }
         }
     }
 

@@ -21,6 +21,8 @@ use crate::syntax::{parse, parse_files, FsLoader, Loader};
 pub const FILES: &[(&str, &str)] = &[
     ("grid.dl", include_str!("../../datalog/grid.dl")),
     ("sudoku.dl", include_str!("../../datalog/sudoku.dl")),
+    ("techniques.dl", include_str!("../../datalog/techniques.dl")),
+    ("unique.dl", include_str!("../../datalog/unique.dl")),
     ("status.dl", include_str!("../../datalog/status.dl")),
     ("validate.dl", include_str!("../../datalog/validate.dl")),
     ("fast.dl", include_str!("../../datalog/fast.dl")),

@@ -100,6 +100,9 @@ pub struct Annotations {
     pub tier: Option<(u32, Span)>,
     /// `@explain("template {var} {var:format}")`.
     pub explain: Option<(String, Span)>,
+    /// `@hint("template")`: a vaguer wording of the same deduction (a hint that
+    /// names the technique and where to look, not what it finds).
+    pub hint: Option<(String, Span)>,
 }
 
 /// `head :- body.`

@@ -717,19 +717,19 @@ impl Parser<'_, '_> {
         while let TokenKind::Annot(name) = &self.peek().kind {
             let name = name.clone();
             let at = self.advance();
-            if !matches!(name.as_str(), "label" | "tier" | "explain") {
+            if !matches!(name.as_str(), "label" | "tier" | "explain" | "hint") {
                 self.error(at.span, format!("unknown annotation '@{name}'"));
                 return Err(Failed);
             }
             self.expect(TokenKind::LParen, &format!("'(' after @{name}"))?;
             let arg = self.peek().clone();
             let text = match (&arg.kind, name.as_str()) {
-                (TokenKind::Ident(s), "label") | (TokenKind::Str(s), "label" | "explain") => {
-                    s.clone()
-                }
+                (TokenKind::Ident(s), "label")
+                | (TokenKind::Str(s), "label" | "explain" | "hint") => s.clone(),
                 (TokenKind::Number(_), "tier") => String::new(),
                 (_, "label") => return Err(self.expected("a name or a string in @label(...)")),
                 (_, "tier") => return Err(self.expected("a number in @tier(...)")),
+                (_, "hint") => return Err(self.expected("a string in @hint(...)")),
                 _ => return Err(self.expected("a string in @explain(...)")),
             };
             self.advance();
@@ -739,6 +739,7 @@ impl Parser<'_, '_> {
             let previous = match name.as_str() {
                 "label" => ann.label.as_ref().map(|l| l.1),
                 "tier" => ann.tier.as_ref().map(|t| t.1),
+                "hint" => ann.hint.as_ref().map(|h| h.1),
                 _ => ann.explain.as_ref().map(|e| e.1),
             };
             if let Some(prev) = previous {
@@ -754,6 +755,7 @@ impl Parser<'_, '_> {
                     let n = self.number(&arg)?;
                     ann.tier = Some((n as u32, span));
                 }
+                "hint" => ann.hint = Some((text, span)),
                 _ => ann.explain = Some((text, span)),
             }
         }
@@ -1260,6 +1262,9 @@ mod tests {
                 }
                 if let Some((e, _)) = &r.annotations.explain {
                     s += &format!("@explain({e:?}) ");
+                }
+                if let Some((h, _)) = &r.annotations.hint {
+                    s += &format!("@hint({h:?}) ");
                 }
                 format!("{s}{} :- {}.", show_atom(&r.head), show_lits(&r.body))
             }

@@ -26,7 +26,7 @@ use sudolog::diag::SourceMap;
 use sudolog::session::{Config, Observe, Session};
 use sudolog::sudoku::edit::Editor;
 use sudolog::sudoku::explain::Notation;
-use sudolog::sudoku::grid::{Grid, Shape};
+use sudolog::sudoku::grid::{Grid, Layout, Shape};
 use sudolog::sudoku::puzzle::{parse_text, InputError, Puzzle, PuzzleReader};
 use sudolog::syntax::Loader;
 
@@ -194,7 +194,23 @@ pub fn puzzle(data: &[u8]) {
                 covered.insert(p.line);
                 // A block (or a Drools file) covers up to 9 content lines from its start.
                 let from = lines.iter().position(|&(n, _)| n >= p.line);
-                if g.shape == Shape::NINE
+                if g.shape.layout() != Layout::Classic {
+                    // A variant: its marker line, its grid (a line or a 9-line block),
+                    // and a jigsaw's region grid (a line or `size` rows).
+                    let i = from.unwrap_or(lines.len());
+                    let grid = match lines.get(i + 1) {
+                        Some(&(_, chars)) if chars <= 9 => 9,
+                        _ => 1,
+                    };
+                    let regions = match (g.shape.layout(), lines.get(i + 1 + grid)) {
+                        (Layout::Jigsaw(_), Some(&(_, c))) if c == g.shape.cells() => 1,
+                        (Layout::Jigsaw(_), _) => g.shape.size(),
+                        _ => 0,
+                    };
+                    for &(n, _) in lines.iter().skip(i).take(1 + grid + regions) {
+                        covered.insert(n);
+                    }
+                } else if g.shape == Shape::NINE
                     && from.is_some_and(|i| lines[i].0 != p.line || lines[i].1 <= 9)
                 {
                     for &(n, _) in lines.iter().skip(from.unwrap()).take(9) {

@@ -320,7 +320,7 @@ async fn session_api_over_the_socket() {
     again.ws.close(None).await.ok();
 }
 
-/// Solve searches where the rules stall: top95 #4, which the full rules cannot finish,
+/// Solve searches where the rules stall: top95 #29, which the full rules cannot finish,
 /// shows its one solution (the oracle's), and the next edits take the search back.
 #[tokio::test(flavor = "multi_thread")]
 async fn solve_searches_where_the_rules_stall() {
@@ -332,17 +332,17 @@ async fn solve_searches_where_the_rules_stall() {
         env!("CARGO_MANIFEST_DIR")
     ))
     .unwrap();
-    let line = text.lines().nth(3).unwrap().to_string();
+    let line = text.lines().nth(28).unwrap().to_string();
     let m = c.ask(json!({"op": "open", "text": line})).await;
     assert_eq!(m["type"], "state", "{m}");
     let givens = c.givens();
     let (n, sol) = solve_count(&givens.values, 2);
-    assert_eq!(n, 1, "top95 #4 has one solution");
+    assert_eq!(n, 1, "top95 #29 has one solution");
     let m = c.ask(json!({"op": "solve"})).await;
     assert_eq!(m["caption"]["outcome"], "solved", "{m}");
     assert!(
         m["text"].as_str().unwrap().contains("search: solved after"),
-        "the rules alone stall on top95 #4: {m}"
+        "the rules alone stall on top95 #29: {m}"
     );
     assert_eq!(c.values(), sol.unwrap());
     // Edits take the search's values back: set a given and clear it again, and the

@@ -453,6 +453,38 @@ fn explain_names_an_aggregate_local() {
     );
 }
 
+/// `@hint` is checked like `@explain`: its variables must be bound, and it needs an
+/// `@explain` to word vaguely.
+#[test]
+fn hint_templates_are_checked() {
+    assert_eq!(
+        errors(concat!(
+            ".decl b(x: number, y: number)\n",
+            ".decl h(x: number)\n",
+            "@explain(\"{x}\") @hint(\"in {z}\")\n",
+            "h(x) :- b(x, _).\n",
+        )),
+        lines(&[
+            "prog.dl:3:17: error: unknown variable 'z' in @hint template",
+            "3 | @explain(\"{x}\") @hint(\"in {z}\")",
+            "  |                 ^^^^^^^^^^^^^^^",
+        ])
+    );
+    assert_eq!(
+        errors(concat!(
+            ".decl b(x: number, y: number)\n",
+            ".decl h(x: number)\n",
+            "@hint(\"in {y}\")\n",
+            "h(x) :- b(x, y).\n",
+        )),
+        lines(&[
+            "prog.dl:3:1: error: @hint words an explained deduction vaguely; add an @explain",
+            "3 | @hint(\"in {y}\")",
+            "  | ^^^^^^^^^^^^^^^",
+        ])
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // Stratification.
 
@@ -853,7 +885,7 @@ fn parse(rel: &str, text: &str) -> Result<Vec<Vec<i32>>, String> {
 fn facts_too_many_columns() {
     assert_eq!(
         parse("edge", "1\t2\n3\t4\t5\n"),
-        Err("data/edge.facts:2: expected 2 tab-separated columns for 'edge', found 3".into())
+        Err("data/edge.facts:2:5: expected 2 tab-separated columns for 'edge', found 3".into())
     );
 }
 
@@ -861,7 +893,7 @@ fn facts_too_many_columns() {
 fn facts_too_few_columns_singular() {
     assert_eq!(
         parse("one", "1\n\n2\t3\n"),
-        Err("data/one.facts:3: expected 1 tab-separated column for 'one', found 2".into())
+        Err("data/one.facts:3:3: expected 1 tab-separated column for 'one', found 2".into())
     );
 }
 
@@ -870,7 +902,7 @@ fn facts_too_few_columns_singular() {
 fn facts_spaces_instead_of_tabs() {
     assert_eq!(
         parse("edge", "1 2\n"),
-        Err("data/edge.facts:1: expected 2 tab-separated columns for 'edge', found 1".into())
+        Err("data/edge.facts:1:4: expected 2 tab-separated columns for 'edge', found 1".into())
     );
 }
 
@@ -879,13 +911,14 @@ fn facts_not_a_number() {
     assert_eq!(
         parse("edge", "1\t2\n\n3\tx\n"),
         Err(
-            "data/edge.facts:3: column 2 ('y') of 'edge' must be a 32-bit number, found 'x'".into()
+            "data/edge.facts:3:3: column 2 ('y') of 'edge' must be a 32-bit number, found 'x'"
+                .into()
         )
     );
     assert_eq!(
         parse("person", "ann\tforty\n"),
         Err(
-            "data/person.facts:1: column 2 ('age') of 'person' must be a 32-bit number, found 'forty'"
+            "data/person.facts:1:5: column 2 ('age') of 'person' must be a 32-bit number, found 'forty'"
                 .into()
         )
     );
@@ -896,7 +929,7 @@ fn facts_number_out_of_range() {
     assert_eq!(
         parse("one", "2147483647\n-2147483648\n2147483648\n"),
         Err(
-            "data/one.facts:3: column 1 ('x') of 'one' must be a 32-bit number, found '2147483648'"
+            "data/one.facts:3:1: column 1 ('x') of 'one' must be a 32-bit number, found '2147483648'"
                 .into()
         )
     );

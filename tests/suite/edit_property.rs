@@ -180,7 +180,8 @@ struct Seen {
     placed: BTreeSet<(usize, u8)>,
     open: Vec<bool>,
     cands: Vec<Vec<u8>>,
-    /// Rendered explain lines, keyed by (rule, head, bindings) (rounds ignored).
+    /// Rendered explain lines, keyed by (rule, head, the explanation's bindings)
+    /// (rounds ignored; an `@hint` binding that changes alone changes no line).
     events: BTreeMap<(usize, Vec<i32>, Vec<i32>), String>,
 }
 
@@ -201,7 +202,8 @@ fn seen(ed: &Editor, h: Option<Horizon>) -> Seen {
         .filter(|e| e.head[0] == 0 && vis.event(e))
         .map(|e| {
             let line = b.render(&e, D);
-            ((e.rule, e.head, e.bindings), line)
+            let n = b.program().rules[e.rule].explain_vars().len();
+            ((e.rule, e.head, e.bindings[..n].to_vec()), line)
         })
         .collect();
     Seen {
@@ -394,23 +396,23 @@ fn session(seed: u64, n: usize, band: (usize, usize), every: usize, batch: usize
 
 #[test]
 fn every_command_against_a_fresh_board() {
-    let checked = session(11, 100, (22, 45), 1, 25);
-    assert_eq!(checked, 100);
+    let checked = session(11, 60, (22, 45), 1, 25);
+    assert_eq!(checked, 60);
 }
 
 #[test]
 fn long_session_sampled() {
-    session(12, 300, (30, 55), 10, 25);
+    session(12, 150, (30, 55), 10, 25);
 }
 
 #[test]
 fn long_session_many_givens() {
-    session(13, 350, (50, 75), 10, 25);
+    session(13, 150, (50, 75), 10, 25);
 }
 
 #[test]
 fn long_session_other_samples() {
-    session(14, 250, (40, 65), 10, 25);
+    session(14, 120, (40, 65), 10, 25);
 }
 
 /// A longer run for when there is time: `cargo test --release --test suite edit_property

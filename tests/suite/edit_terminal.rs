@@ -1,4 +1,5 @@
-//! `sudolog edit` at a terminal: line editing and history. The session runs under
+//! sudolog at a terminal: the editor's line editing and history, progress on long
+//! runs. Each command runs under
 //! `script` (util-linux), which gives it a pseudo-terminal; keys are sent one line at
 //! a time, each after the output of the one before, as a person would type them.
 
@@ -16,7 +17,7 @@ struct Terminal {
 }
 
 impl Terminal {
-    /// `sudolog ARGS` under `script`, or `None` when `script` is not installed.
+    /// `sudolog ARGS` under `script`, or `None` when `script` cannot be started.
     fn start(args: &str) -> Option<Terminal> {
         let cmd = format!("{} {args}", env!("CARGO_BIN_EXE_sudolog"));
         let mut child = Command::new("script")
@@ -71,10 +72,7 @@ impl Terminal {
 /// the session goes on; `quit` ends it with status 0.
 #[test]
 fn history_and_interrupt() {
-    let Some(mut t) = Terminal::start("edit simple") else {
-        eprintln!("skipped: `script` (util-linux) is not installed");
-        return;
-    };
+    let mut t = Terminal::start("edit simple").expect("`script` (util-linux) must be installed");
     t.wait_for("> ", 1);
     t.keys(b"givens\r");
     t.wait_for(FIRST_ROW, 1);
@@ -87,17 +85,7 @@ fn history_and_interrupt() {
     t.keys(b"givens\r");
     t.wait_for(FIRST_ROW, 3);
     t.keys(b"quit\r");
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = t.child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "quit did not end the session"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = wait(&mut t.child, 30, "the session after quit");
     assert!(status.success(), "{}", t.text());
     assert!(
         t.text()
@@ -105,4 +93,54 @@ fn history_and_interrupt() {
         "{}",
         t.text()
     );
+}
+
+/// Waits for a child to end (at most `secs`), returning its status.
+fn wait(child: &mut Child, secs: u64, what: &str) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(secs),
+            "{what} did not end"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A long `solve` shows its progress (indicatif, on stderr) at a terminal, and not
+/// when stderr is a pipe, where only the summary line is written.
+#[test]
+fn solve_shows_progress_at_a_terminal_only() {
+    let dir = std::env::temp_dir().join(format!("sudolog-progress-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("puzzles.txt");
+    let all = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/17_clue_300.txt"
+    ))
+    .unwrap();
+    let some: String = all.lines().take(80).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&file, some).unwrap();
+    let args = format!("solve {} --no-search --fast -w 1", file.display());
+    let mut t = Terminal::start(&args).expect("`script` (util-linux) must be installed");
+    let status = wait(&mut t.child, 120, "solve");
+    assert!(status.success(), "{}", t.text());
+    // `{pos} puzzles ({per_sec}, {elapsed})`, redrawn while the run goes on.
+    assert!(
+        t.text().contains(" puzzles (") && t.text().contains("/s, "),
+        "no progress at a terminal:\n{}",
+        t.text()
+    );
+    let piped = Command::new(env!("CARGO_BIN_EXE_sudolog"))
+        .args(args.split(' '))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&piped.stderr);
+    assert!(piped.status.success(), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("80 puzzles: "), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -303,16 +303,16 @@ fn check_rejects_bad_program() {
     }
 }
 
-/// A bad line in a facts file: exit code 1 and `file:line: message` on stderr.
-#[test]
-fn run_rejects_bad_facts() {
-    let dir = TempDir::new("bad-facts");
+/// The transitive-closure example run in a directory of its own, with `edge.facts`
+/// made by `make_edges` (facts and outputs in that directory).
+fn run_tc_with_edges(name: &str, make_edges: impl FnOnce(&Path)) -> (TempDir, Output) {
+    let dir = TempDir::new(name);
     std::fs::copy(
         example_dir("tc").join("program.dl"),
         dir.0.join("program.dl"),
     )
     .unwrap();
-    std::fs::write(dir.0.join("edge.facts"), "1\t2\n2\t3\t4\n").unwrap();
+    make_edges(&dir.0.join("edge.facts"));
     let result = sudolog(&[
         "run",
         dir.0.join("program.dl").to_str().unwrap(),
@@ -321,15 +321,41 @@ fn run_rejects_bad_facts() {
         "-D",
         dir.path(),
     ]);
+    (dir, result)
+}
+
+/// A bad line in a facts file: exit code 1 and `file:line:col: message` on stderr.
+#[test]
+fn run_rejects_bad_facts() {
+    let (dir, result) = run_tc_with_edges("bad-facts", |f| {
+        std::fs::write(f, "1\t2\n2\t3\t4\n").unwrap()
+    });
     assert_eq!(result.status.code(), Some(1));
     assert_eq!(
         text(&result.stderr),
         format!(
-            "{}:2: expected 2 tab-separated columns for 'edge', found 3\n",
+            "{}:2:5: expected 2 tab-separated columns for 'edge', found 3\n",
             dir.0.join("edge.facts").display()
         )
     );
     assert!(files_with_ext(&dir.0, ".csv").is_empty());
+}
+
+/// A facts file that is a device (here a link to /dev/zero) is refused at once, not
+/// read forever.
+#[test]
+fn run_refuses_a_device_as_facts() {
+    let (dir, result) = run_tc_with_edges("device-facts", |f| {
+        std::os::unix::fs::symlink("/dev/zero", f).unwrap()
+    });
+    assert_eq!(result.status.code(), Some(1));
+    assert_eq!(
+        text(&result.stderr),
+        format!(
+            "cannot read {}: not a regular file (a facts file is a file of tab-separated lines)\n",
+            dir.0.join("edge.facts").display()
+        )
+    );
 }
 
 /// A reader that goes away (`sudolog ... | head`) ends the run quietly: no panic

@@ -39,6 +39,7 @@ fn rule(head: RelId, head_args: Vec<Term>, body: Vec<Literal>, vars: &[&str]) ->
         vars: vars.iter().map(|v| (v.to_string(), Type::Number)).collect(),
         label: format!("rule{head}"),
         explain: None,
+        hint: None,
         tier: 0,
         block: None,
         span: Span::default(),

@@ -5,8 +5,7 @@
 
 use crate::sudoku_common::*;
 
-use sudolog::sudoku::board::{Board, Options};
-use sudolog::sudoku::grid::{Grid, Shape};
+use sudolog::sudoku::board::Options;
 use sudolog::sudoku::rules::{builtin, Builtin};
 
 fn check(puzzles: &[String], which: Builtin) {
@@ -16,24 +15,7 @@ fn check(puzzles: &[String], which: Builtin) {
         explain: which == Builtin::Full,
         ..Default::default()
     };
-    let mut board = Board::new(program.clone(), &opts).unwrap();
-    let mut solutions = Vec::new();
-    for (i, line) in puzzles.iter().enumerate() {
-        let values = parse81(line);
-        let (n, sol) = solve_count(&values, 2);
-        assert_eq!(n, 1, "puzzle {line} must have a unique solution");
-        solutions.push(sol.unwrap());
-        board
-            .add(
-                i as i32,
-                &Grid {
-                    shape: Shape::new(3).unwrap(),
-                    values,
-                },
-            )
-            .unwrap();
-    }
-    board.commit().unwrap();
+    let (board, solutions) = board_with_solutions(puzzles, program.clone(), &opts);
     let rels = board.rels.clone();
     let session = board.session();
     let mut placed = 0;
@@ -61,23 +43,7 @@ fn check(puzzles: &[String], which: Builtin) {
         let events = board.events();
         assert!(!events.is_empty());
         for ev in &events {
-            let head = &program.relations[program.rules[ev.rule].head].name;
-            let (p, c, v) = (ev.head[0] as usize, ev.head[1] as usize, ev.head[2] as u8);
-            match head.as_str() {
-                "placed" => assert_eq!(
-                    solutions[p][c],
-                    v,
-                    "{}",
-                    board.render(ev, Default::default())
-                ),
-                "eliminated" => assert_ne!(
-                    solutions[p][c],
-                    v,
-                    "{}",
-                    board.render(ev, Default::default())
-                ),
-                other => panic!("unexpected event head {other}"),
-            }
+            assert_event_sound(&board, ev, &solutions, puzzles);
         }
         // Every rule of the full program that can fire on these puzzles did, and was sound.
         let mut labels: Vec<&str> = events

@@ -148,3 +148,48 @@ pub fn json_number(out: &str, field: &str) -> u64 {
         .as_u64()
         .unwrap_or_else(|| panic!("no number '{field}' in {first}"))
 }
+
+/// A board over `program` with each puzzle (id = its index) added and committed,
+/// and the puzzles' solutions from the brute-force oracle; every puzzle must have a
+/// unique solution.
+pub fn board_with_solutions(
+    puzzles: &[String],
+    program: std::sync::Arc<sudolog::check::ir::Program>,
+    opts: &sudolog::sudoku::board::Options,
+) -> (sudolog::sudoku::board::Board, Vec<Vec<u8>>) {
+    use sudolog::sudoku::grid::{Grid, Shape};
+    let mut board = sudolog::sudoku::board::Board::new(program, opts).unwrap();
+    let mut solutions = Vec::new();
+    for (i, line) in puzzles.iter().enumerate() {
+        let values = parse81(line);
+        let (n, sol) = solve_count(&values, 2);
+        assert_eq!(n, 1, "puzzle {line} must have a unique solution");
+        solutions.push(sol.unwrap());
+        let grid = Grid {
+            shape: Shape::new(3).unwrap(),
+            values,
+        };
+        board.add(i as i32, &grid).unwrap();
+    }
+    board.commit().unwrap();
+    (board, solutions)
+}
+
+/// Asserts that an explain event agrees with the solutions: a placement places the
+/// solution's value, an elimination removes another value.
+pub fn assert_event_sound(
+    board: &sudolog::sudoku::board::Board,
+    ev: &sudolog::session::Event,
+    solutions: &[Vec<u8>],
+    puzzles: &[String],
+) {
+    let program = board.program();
+    let head = &program.relations[program.rules[ev.rule].head].name;
+    let (p, c, v) = (ev.head[0] as usize, ev.head[1] as usize, ev.head[2] as u8);
+    let line = board.render(ev, Default::default());
+    match head.as_str() {
+        "placed" => assert_eq!(solutions[p][c], v, "{}: {line}", puzzles[p]),
+        "eliminated" => assert_ne!(solutions[p][c], v, "{}: {line}", puzzles[p]),
+        other => panic!("unexpected event head {other}"),
+    }
+}
