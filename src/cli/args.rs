@@ -230,6 +230,10 @@ pub struct RulesArgs {
     /// The light rule set (datalog/fast.dl)
     #[arg(long, conflicts_with = "rules")]
     pub fast: bool,
+    /// The full rules, every puzzle assumed to have one solution (datalog/unique.dl):
+    /// uniqueness techniques on, as HoDoKu grades; wrong for puzzles with several
+    #[arg(long, conflicts_with_all = ["rules", "fast"])]
+    pub assume_unique: bool,
 }
 
 /// How the search goes.

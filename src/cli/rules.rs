@@ -1,6 +1,6 @@
 //! The rule program a Sudoku command runs, and what the command reads from it.
 //!
-//! In: `--rules` files or `--fast`, and the relations (name and column count) a
+//! In: `--rules` files, `--fast` or `--assume-unique`, and the relations (name and column count) a
 //! command reads. Out: the checked program, or an error naming the first relation
 //! the program lacks and the columns it must have.
 
@@ -25,21 +25,32 @@ pub const EDIT: &[Need] = &[("eliminated", 3)];
 /// The validation messages (Drools' validate.drl): `datalog/validate.dl`.
 pub const VALIDATION: &[Need] = &[("dup_row", 4), ("dup_col", 4), ("dup_box", 3)];
 
-/// The program: `--rules` files, else `--fast`'s or `default`'s built-in one.
+/// The program: `--rules` files, else `--fast`'s, `--assume-unique`'s or
+/// `default`'s built-in one.
 pub fn program(args: &RulesArgs, default: Builtin) -> Result<Arc<Program>, CliError> {
-    let default = if args.fast { Builtin::Fast } else { default };
-    rules::load(&args.rules, default).map_err(CliError::Program)
+    rules::load(&args.rules, chosen(args, default)).map_err(CliError::Program)
+}
+
+/// The built-in program the flags pick.
+fn chosen(args: &RulesArgs, default: Builtin) -> Builtin {
+    match (args.fast, args.assume_unique) {
+        (true, _) => Builtin::Fast,
+        (_, true) => Builtin::Unique,
+        _ => default,
+    }
 }
 
 /// How measurements name the program [`program`] picks.
 pub fn program_name(args: &RulesArgs, default: Builtin) -> String {
     if !args.rules.is_empty() {
-        args.rules.join(" + ")
-    } else if args.fast || default == Builtin::Fast {
-        "fast".into()
-    } else {
-        "full".into()
+        return args.rules.join(" + ");
     }
+    match chosen(args, default) {
+        Builtin::Fast => "fast",
+        Builtin::Unique => "unique",
+        _ => "full",
+    }
+    .into()
 }
 
 /// What a solving command reads: the statuses, and the choice when it searches.

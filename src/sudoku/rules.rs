@@ -33,6 +33,9 @@ pub const FILES: &[(&str, &str)] = &[
 pub enum Builtin {
     /// Every rule, tiered, with explanations: `sudoku.dl`.
     Full,
+    /// The full rules with every puzzle assumed to have one solution (the
+    /// uniqueness techniques on): `unique.dl`.
+    Unique,
     /// Singles and intersections only, for raw speed: `fast.dl`.
     Fast,
     /// Duplicate givens: `validate.dl`.
@@ -43,6 +46,7 @@ impl Builtin {
     pub fn file(self) -> &'static str {
         match self {
             Builtin::Full => "sudoku.dl",
+            Builtin::Unique => "unique.dl",
             Builtin::Fast => "fast.dl",
             Builtin::Validate => "validate.dl",
         }

@@ -127,6 +127,11 @@ pub enum Reply {
     State {
         size: usize,
         box_size: usize,
+        /// Each cell's box, or its region in a jigsaw: the page draws thick lines
+        /// between cells of different ones.
+        regions: Vec<usize>,
+        /// Sudoku X: the diagonals are groups too (the page tints them).
+        diagonals: bool,
         cells: Vec<CellView>,
         log: Vec<Line>,
         contradictions: Vec<Contradiction>,

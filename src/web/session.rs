@@ -18,7 +18,7 @@ use crate::sudoku::batch::solve_chunk;
 use crate::sudoku::board::{Board, Options, Status};
 use crate::sudoku::edit::{Editor, LogLine};
 use crate::sudoku::explain::Notation;
-use crate::sudoku::grid::{digit_char, Grid};
+use crate::sudoku::grid::{digit_char, Grid, Layout};
 use crate::sudoku::puzzle::{parse_text, Puzzle};
 use crate::sudoku::samples::{sample, SAMPLES};
 use crate::sudoku::search::{Mode, Outcome};
@@ -313,6 +313,13 @@ impl BoardState {
         Reply::State {
             size: shape.size(),
             box_size: (shape.size() as f64).sqrt().round() as usize,
+            regions: (0..shape.cells())
+                .map(|c| match shape.layout() {
+                    Layout::Jigsaw(regions) => regions.of(c),
+                    _ => shape.box_of(c),
+                })
+                .collect(),
+            diagonals: shape.layout() == Layout::X,
             cells: self.cells.clone(),
             log: self.log.clone(),
             contradictions: self.contradictions(),

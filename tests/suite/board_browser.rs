@@ -426,4 +426,39 @@ async fn the_board_in_headless_chromium() {
         .eval("document.getElementById('status').textContent")
         .await;
     assert!(status.as_str().unwrap().contains("solved"), "{status}");
+
+    // Open... a jigsaw: the thick lines follow its regions, not the classic boxes.
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/inputs/jigsaw_regions.txt"
+    ))
+    .unwrap();
+    page.eval("document.getElementById('open').click()").await;
+    page.eval(&format!(
+        "document.getElementById('open-text').value = {}",
+        serde_json::to_string(&text).unwrap()
+    ))
+    .await;
+    page.act("document.getElementById('open-load').click()")
+        .await;
+    let letters: Vec<u8> = text
+        .lines()
+        .filter(|l| l.len() == 9 && l.bytes().all(|b| b.is_ascii_uppercase()))
+        .flat_map(|l| l.bytes())
+        .collect();
+    assert_eq!(letters.len(), 81);
+    let drawn = page
+        .eval("[...document.getElementById('board').children].map(d => [d.classList.contains('bx'), d.classList.contains('by')])")
+        .await;
+    for c in 0..81 {
+        let (r, k) = (c / 9, c % 9);
+        let right = k < 8 && letters[c] != letters[c + 1];
+        let below = r < 8 && letters[c] != letters[c + 9];
+        assert_eq!(
+            (drawn[c][0].as_bool(), drawn[c][1].as_bool()),
+            (Some(right), Some(below)),
+            "cell {c}"
+        );
+    }
+    page.screenshot("board-jigsaw.png").await;
 }

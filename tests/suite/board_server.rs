@@ -411,6 +411,34 @@ async fn bad_input_gets_a_message_and_the_server_goes_on() {
         let first = parse_text(file, &text).remove(0).unwrap().grid;
         assert_eq!(c.givens(), first);
     }
+    // Variants: a jigsaw's regions and Sudoku X's diagonals reach the page.
+    let read = |file: &str| {
+        std::fs::read_to_string(format!("{}/inputs/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    };
+    let m = c
+        .ask(json!({"op": "open", "text": read("jigsaw_regions.txt")}))
+        .await;
+    assert_eq!(m["type"], "state", "{m}");
+    assert_eq!(m["diagonals"], false);
+    let regions: Vec<u64> = m["regions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.as_u64().unwrap())
+        .collect();
+    let letters: String = read("jigsaw_regions.txt")
+        .lines()
+        .filter(|l| l.len() == 9 && l.bytes().all(|b| b.is_ascii_uppercase()))
+        .collect();
+    let want: Vec<u64> = letters.bytes().map(|b| u64::from(b - b'A')).collect();
+    assert_eq!(regions, want);
+    let m = c
+        .ask(json!({"op": "open", "text": read("x_diagonals.txt")}))
+        .await;
+    assert_eq!(m["type"], "state", "{m}");
+    assert_eq!(m["diagonals"], true);
+    let boxes: Vec<u64> = (0..81u64).map(|c| c / 27 * 3 + c % 9 / 3).collect();
+    assert_eq!(m["regions"], json!(boxes));
     // A connection without a session id is refused.
     assert!(connect_async(format!("ws://{addr}/ws")).await.is_err());
 }

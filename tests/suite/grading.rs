@@ -151,6 +151,30 @@ fn grade_text_statuses_and_unknown_rules() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `--assume-unique` grades as HoDoKu does, uniqueness techniques on: a reference
+/// puzzle that HoDoKu rates Hard with a Uniqueness Test 1 needs a guess (Extreme)
+/// without it and is Hard with it. The flag is a rule choice: not with `--fast`.
+#[test]
+fn assume_unique_grades_with_uniqueness_techniques() {
+    let p = ".6.75.......2.8.6...9..1...6.8.....4.41.8........3.7......243..9.2..3..5.......71";
+    let hodoku = reference(1000)
+        .into_iter()
+        .find(|r| r.0 == p)
+        .expect("a reference puzzle");
+    assert_eq!(hodoku.1, Level::parse("HARD").unwrap());
+    let level = |extra: &[&str]| {
+        let mut args = vec!["grade", p, "-w", "1"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = run(&args, None);
+        assert_eq!(code, 0, "{err}");
+        out.split_whitespace().nth(1).unwrap().to_string()
+    };
+    assert_eq!(level(&[]), "Extreme");
+    assert_eq!(level(&["--assume-unique"]), "Hard");
+    let (code, _, err) = run(&["grade", p, "--assume-unique", "--fast"], None);
+    assert_eq!(code, 2, "{err}");
+}
+
 /// `hint` is the explain log's first deduction, not applied; `--vague` words it with
 /// the rule's @hint; the editor gives the same, and while stepping the next one.
 #[test]
