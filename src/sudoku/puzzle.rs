@@ -391,7 +391,7 @@ impl<R: BufRead> PuzzleReader<R> {
             line_range(b.start, b.last)
         );
         let e = self.error(b.start, 1, msg);
-        self.found(e);
+        self.found(e, b.last);
     }
 
     /// Handles one line (or the end of input), queueing any results.
@@ -485,7 +485,7 @@ impl<R: BufRead> PuzzleReader<R> {
                 b.start,
             ),
         };
-        self.found(r);
+        self.found(r, b.last);
     }
 
     /// Reads a line longer than a block row: a one-line puzzle, or a length error.
@@ -502,12 +502,13 @@ impl<R: BufRead> PuzzleReader<R> {
             );
             self.error(line.no, 1, msg)
         };
-        self.found(r);
+        self.found(r, line.no);
     }
 
     /// Queues a puzzle (or a bad one) read from a block or a line, under the variant
     /// marker before it if any: Sudoku X at once, a jigsaw once its region grid is read.
-    fn found(&mut self, r: Result<Puzzle, InputError>) {
+    /// `last`: the puzzle's last line.
+    fn found(&mut self, r: Result<Puzzle, InputError>, last: usize) {
         match (self.variant.take(), r) {
             (Some(Variant::Marked(Marker::X, line)), Ok(mut p)) => {
                 p.grid.shape = p.grid.shape.x();
@@ -516,7 +517,7 @@ impl<R: BufRead> PuzzleReader<R> {
             }
             (Some(Variant::Marked(Marker::Jigsaw, line)), Ok(mut p)) => {
                 p.line = line;
-                self.variant = Some(Variant::Regions(p, Vec::new()));
+                self.variant = Some(Variant::Regions(p, last, Vec::new()));
             }
             (Some(Variant::Marked(marker, line)), Err(mut e)) => {
                 let marker = marker.name();
@@ -542,25 +543,26 @@ impl<R: BufRead> PuzzleReader<R> {
                     marker.name()
                 ),
             ),
-            Some(Variant::Regions(p, rows)) => {
+            Some(Variant::Regions(p, last, rows)) => {
                 let shape = p.grid.shape;
                 match (rows.first(), rows.last()) {
-                    (Some(&(first, _)), Some(&(last, _))) => self.error(
+                    (Some(&(first, _)), Some(&(row, _))) => self.error(
                         first,
                         1,
                         format!(
-                            "incomplete region grid: {} of {} rows ({}), then {then}",
+                            "incomplete region grid: {} of {} rows ({}) for the jigsaw puzzle at {}, then {then}",
                             rows.len(),
                             shape.size(),
-                            line_range(first, last)
+                            line_range(first, row),
+                            line_range(p.line, last)
                         ),
                     ),
                     _ => self.error(
                         p.line,
                         1,
                         format!(
-                            "the jigsaw puzzle at line {} has no region grid ({} lines of {} letters, or one line of {}), then {then}",
-                            p.line,
+                            "the jigsaw puzzle at {} has no region grid ({} lines of {} letters, or one line of {}), then {then}",
+                            line_range(p.line, last),
                             shape.size(),
                             shape.size(),
                             shape.cells()
@@ -579,17 +581,17 @@ impl<R: BufRead> PuzzleReader<R> {
         if !matches!(self.variant, Some(Variant::Regions(..))) {
             return Some(line);
         }
-        let Some(Variant::Regions(p, mut rows)) = self.variant.take() else {
+        let Some(Variant::Regions(p, last, mut rows)) = self.variant.take() else {
             return Some(line);
         };
         let shape = p.grid.shape;
         if line.is_blank() && rows.is_empty() {
-            self.variant = Some(Variant::Regions(p, rows));
+            self.variant = Some(Variant::Regions(p, last, rows));
             return None;
         }
         let letters = line.text.chars().any(|c| c.is_ascii_alphabetic());
         if line.is_blank() || !letters || Marker::of(&line).is_some() {
-            self.variant = Some(Variant::Regions(p, rows));
+            self.variant = Some(Variant::Regions(p, last, rows));
             let then = if line.is_blank() {
                 "a blank line".to_string()
             } else {
@@ -598,10 +600,19 @@ impl<R: BufRead> PuzzleReader<R> {
             self.end_variant(&then);
             return Some(line);
         }
+        // Which puzzle (and which rows read so far) an error is about.
+        let whose = match (rows.first(), rows.last()) {
+            (Some(&(a, _)), Some(&(b, _))) => format!(
+                "the jigsaw puzzle at {}, after its region rows at {}",
+                line_range(p.line, last),
+                line_range(a, b)
+            ),
+            _ => format!("the jigsaw puzzle at {}", line_range(p.line, last)),
+        };
         let whole = line.chars == shape.cells() && rows.is_empty();
         if !whole && line.chars != shape.size() {
             let msg = format!(
-                "region grid row has {} characters; a {shape} jigsaw's region grid has {} rows of {} letters, or one line of {}",
+                "region grid row has {} characters; a {shape} jigsaw's region grid has {} rows of {} letters, or one line of {} ({whose})",
                 line.chars,
                 shape.size(),
                 shape.size(),
@@ -613,15 +624,16 @@ impl<R: BufRead> PuzzleReader<R> {
         }
         rows.push((line.no, line.text));
         if whole || rows.len() == shape.size() {
+            let puzzle = line_range(p.line, last);
             let r = regions(p, &rows).map_err(|(line, col, message)| InputError {
                 source: self.source.clone(),
                 line,
                 col,
-                message,
+                message: format!("{message}, for the jigsaw puzzle at {puzzle}"),
             });
             self.pending.push_back(r);
         } else {
-            self.variant = Some(Variant::Regions(p, rows));
+            self.variant = Some(Variant::Regions(p, last, rows));
         }
         None
     }
@@ -658,8 +670,9 @@ impl Marker {
 enum Variant {
     /// A marker read at this line: the next puzzle is of its variant.
     Marked(Marker, usize),
-    /// A jigsaw's puzzle, read, and the rows of its region grid so far (line, text).
-    Regions(Puzzle, Vec<(usize, String)>),
+    /// A jigsaw's puzzle (from its marker line), read up to its last line, and the
+    /// rows of its region grid so far (line, text).
+    Regions(Puzzle, usize, Vec<(usize, String)>),
 }
 
 /// The jigsaw of puzzle `p` with the region grid `rows` (`(line, text)`, each a row,
@@ -1164,33 +1177,33 @@ mod tests {
             // No region grid: the end of the input, a puzzle line or a marker instead.
             (
                 format!("jigsaw\n{SIMPLE_LINE}\n"),
-                vec!["b:1:1: the jigsaw puzzle at line 1 has no region grid (9 lines of 9 letters, or one line of 81), then the end of the input"],
+                vec!["b:1:1: the jigsaw puzzle at lines 1-2 has no region grid (9 lines of 9 letters, or one line of 81), then the end of the input"],
             ),
             (
                 format!("jigsaw\n{SIMPLE_LINE}\n{SIMPLE_LINE}\n"),
-                vec!["b:1:1: the jigsaw puzzle at line 1 has no region grid (9 lines of 9 letters, or one line of 81), then line 3"],
+                vec!["b:1:1: the jigsaw puzzle at lines 1-2 has no region grid (9 lines of 9 letters, or one line of 81), then line 3"],
             ),
             (
                 format!("jigsaw\n{SIMPLE_LINE}\n{}\n\n{SIMPLE_LINE}\n", rows(4)),
-                vec!["b:3:1: incomplete region grid: 4 of 9 rows (lines 3-6), then a blank line"],
+                vec!["b:3:1: incomplete region grid: 4 of 9 rows (lines 3-6) for the jigsaw puzzle at lines 1-2, then a blank line"],
             ),
             // Rows of the wrong size.
             (
                 format!("jigsaw\n{SIMPLE_LINE}\n{}\nAABBBBCCCC\n", rows(3)),
-                vec!["b:6:1: region grid row has 10 characters; a 9x9 jigsaw's region grid has 9 rows of 9 letters, or one line of 81"],
+                vec!["b:6:1: region grid row has 10 characters; a 9x9 jigsaw's region grid has 9 rows of 9 letters, or one line of 81 (the jigsaw puzzle at lines 1-2, after its region rows at lines 3-5)"],
             ),
             (
                 format!("jigsaw\n{SIMPLE_LINE}\n{}\n", &REGION_ROWS.concat()[..80]),
-                vec!["b:3:1: region grid row has 80 characters; a 9x9 jigsaw's region grid has 9 rows of 9 letters, or one line of 81"],
+                vec!["b:3:1: region grid row has 80 characters; a 9x9 jigsaw's region grid has 9 rows of 9 letters, or one line of 81 (the jigsaw puzzle at lines 1-2)"],
             ),
             // A region of the wrong size: its first cell is named.
             (
                 format!("jigsaw\n{SIMPLE_LINE}\n{}\nGGHHHHIIZ\n", rows(8)),
-                vec!["b:8:7: region 'I' has 8 cells; a region of a 9x9 jigsaw has 9 (region grid of lines 3-11)"],
+                vec!["b:8:7: region 'I' has 8 cells; a region of a 9x9 jigsaw has 9 (region grid of lines 3-11), for the jigsaw puzzle at lines 1-2"],
             ),
             (
                 format!("jigsaw\n{SIMPLE_LINE}\n{}\nGGHHHH.II\n", rows(8)),
-                vec!["b:11:7: '.' is not a region letter: a region grid has one letter per cell, the same letter for the cells of one region"],
+                vec!["b:11:7: '.' is not a region letter: a region grid has one letter per cell, the same letter for the cells of one region, for the jigsaw puzzle at lines 1-2"],
             ),
             // Markers without a puzzle.
             (

@@ -183,6 +183,9 @@ const PUZZLE_LINES: &[&str] = &[
     ".568.194.", "9..6.5..3", "  3  ", "12345", "abc", "-5", "465.8.2915", "", "", "   ",
     "# comment", "  # indented", "It was the best of times, it was the worst of times, it was the age of wisdom, it",
     "\u{FEFF}", "\r", "\t\t7", "1234567891234567", "\u{e9}\u{e9}", "x",
+    // Variant markers and jigsaw region grids (a row, and a whole grid on one line).
+    "X", "jigsaw", "AABBBBCCC", "GGHHHHIII", "AAB",
+    "AABBBBCCCAABBBBBCDEAAAACCCDEEAFFCFCDEEEFFFFDDGEEFHFIDDGGEHHHIIDGGGGHIIIDGGHHHHIII",
 ];
 
 #[test]

@@ -356,17 +356,17 @@ fn bad_variant_files_get_located_errors() {
         // The region grid of the wrong size: a row of 8 letters.
         (
             format!("jigsaw\n{p}\n{}\n{}\n", rows[..4].join("\n"), &rows[4][..8]),
-            "<stdin>:7:1: error: region grid row has 8 characters; a 9x9 jigsaw's region grid has 9 rows of 9 letters, or one line of 81",
+            "<stdin>:7:1: error: region grid row has 8 characters; a 9x9 jigsaw's region grid has 9 rows of 9 letters, or one line of 81 (the jigsaw puzzle at lines 1-2, after its region rows at lines 3-6)",
         ),
         // A region of 10 cells (the last cell's letter changed to the first's).
         (
             format!("jigsaw\n{p}\n{}{}\n", &regions[..80], &regions[..1]),
-            "<stdin>:3:1: error: region 'A' has 10 cells; a region of a 9x9 jigsaw has 9 (region grid of line 3)",
+            "<stdin>:3:1: error: region 'A' has 10 cells; a region of a 9x9 jigsaw has 9 (region grid of line 3), for the jigsaw puzzle at lines 1-2",
         ),
         // No region grid at all.
         (
             format!("jigsaw\n{p}\n"),
-            "<stdin>:1:1: error: the jigsaw puzzle at line 1 has no region grid (9 lines of 9 letters, or one line of 81), then the end of the input",
+            "<stdin>:1:1: error: the jigsaw puzzle at lines 1-2 has no region grid (9 lines of 9 letters, or one line of 81), then the end of the input",
         ),
     ];
     for (text, want) in &cases {
