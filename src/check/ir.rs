@@ -3,6 +3,8 @@
 //! suite's reference evaluator) consume; nothing downstream looks at the syntax tree.
 
 use crate::diag::{SourceMap, Span};
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
 
 pub type RelId = usize;
 pub type VarId = usize;
@@ -75,14 +77,20 @@ pub enum CmpOp {
 }
 
 impl CmpOp {
+    /// Compares two numbers (or two symbols for `=` and `!=`).
     pub fn eval(self, a: Value, b: Value) -> bool {
+        self.holds(a.cmp(&b))
+    }
+    /// Whether the comparison holds for operands that compare as `ord`.
+    pub fn holds(self, ord: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering::*;
         match self {
-            CmpOp::Eq => a == b,
-            CmpOp::Ne => a != b,
-            CmpOp::Lt => a < b,
-            CmpOp::Le => a <= b,
-            CmpOp::Gt => a > b,
-            CmpOp::Ge => a >= b,
+            CmpOp::Eq => ord == Equal,
+            CmpOp::Ne => ord != Equal,
+            CmpOp::Lt => ord == Less,
+            CmpOp::Le => ord != Greater,
+            CmpOp::Gt => ord == Greater,
+            CmpOp::Ge => ord != Less,
         }
     }
 }
@@ -171,6 +179,10 @@ pub enum Literal {
         lhs: Expr,
         op: CmpOp,
         rhs: Expr,
+        /// Symbols ordered by their text (`<`, `<=`, `>`, `>=` on symbols, as Soufflé
+        /// orders them); otherwise the values are compared as numbers (symbols are
+        /// equal exactly when their indices are).
+        text: bool,
     },
     /// `result = func target : { body }`. `group` lists the body's variables that are
     /// bound outside the aggregate (they must be, by the rest of the rule); every other
@@ -272,36 +284,62 @@ pub enum Stratum {
 }
 
 /// Interned strings. Symbol values are indices into this table.
+///
+/// Clones share one table: a session interns the symbols of its facts into the
+/// program's table, and the worker threads that order symbols by their text (`<` on
+/// symbols, as Soufflé compares them) read the names from it. A name is interned
+/// before any row carries its symbol, so every symbol a worker sees has its name here.
 #[derive(Clone, Debug, Default)]
-pub struct Symbols {
-    names: Vec<String>,
-    index: std::collections::HashMap<String, Value>,
+pub struct Symbols(Arc<RwLock<SymbolTable>>);
+
+#[derive(Debug, Default)]
+struct SymbolTable {
+    names: Vec<Arc<str>>,
+    index: HashMap<Arc<str>, Value>,
 }
 
 impl Symbols {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, SymbolTable> {
+        self.0.read().unwrap_or_else(|e| e.into_inner())
+    }
     pub fn intern(&mut self, s: &str) -> Value {
-        if let Some(&v) = self.index.get(s) {
+        if let Some(v) = self.lookup(s) {
             return v;
         }
-        let v = self.names.len() as Value;
-        self.names.push(s.to_string());
-        self.index.insert(s.to_string(), v);
+        let mut t = self.0.write().unwrap_or_else(|e| e.into_inner());
+        if let Some(&v) = t.index.get(s) {
+            return v;
+        }
+        let v = t.names.len() as Value;
+        let name: Arc<str> = s.into();
+        t.names.push(name.clone());
+        t.index.insert(name, v);
         v
     }
     pub fn lookup(&self, s: &str) -> Option<Value> {
-        self.index.get(s).copied()
+        self.read().index.get(s).copied()
     }
-    pub fn name(&self, v: Value) -> &str {
-        self.names
+    pub fn name(&self, v: Value) -> Arc<str> {
+        self.read()
+            .names
             .get(v as usize)
-            .map(|s| s.as_str())
-            .unwrap_or("<unknown symbol>")
+            .cloned()
+            .unwrap_or_else(|| "<unknown symbol>".into())
+    }
+    /// Orders two symbols by their text (byte-wise, as Soufflé's `<` on symbols).
+    pub fn compare(&self, a: Value, b: Value) -> std::cmp::Ordering {
+        if a == b {
+            return std::cmp::Ordering::Equal;
+        }
+        let t = self.read();
+        let name = |v: Value| t.names.get(v as usize).map_or("", |s| &**s);
+        name(a).cmp(name(b))
     }
     pub fn len(&self) -> usize {
-        self.names.len()
+        self.read().names.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
+        self.len() == 0
     }
 }
 

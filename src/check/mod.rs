@@ -756,6 +756,7 @@ impl RuleChecker<'_, '_> {
                         lhs: Expr::Var(v),
                         op: CmpOp::Eq,
                         rhs: e,
+                        text: false,
                     },
                     arg.span(),
                 ));
@@ -863,12 +864,8 @@ impl RuleChecker<'_, '_> {
                     return None;
                 }
                 let op = lower_cmp(*op);
-                if lt == Type::Symbol && !matches!(op, CmpOp::Eq | CmpOp::Ne) {
-                    self.c
-                        .error(*span, "symbols can only be compared with = and !=");
-                    return None;
-                }
-                Some(Literal::Cmp { lhs, op, rhs })
+                let text = lt == Type::Symbol && !matches!(op, CmpOp::Eq | CmpOp::Ne);
+                Some(Literal::Cmp { lhs, op, rhs, text })
             }
             ast::Literal::Aggregate(agg) => {
                 let saved = std::mem::take(&mut self.extra);
@@ -912,6 +909,7 @@ impl RuleChecker<'_, '_> {
                                 lhs: e,
                                 op: CmpOp::Eq,
                                 rhs: Expr::Var(v),
+                                text: false,
                             },
                             agg.span,
                         ));
@@ -1110,7 +1108,7 @@ pub(crate) fn ready(l: &Literal, bound: &[bool]) -> bool {
         Literal::Neg { args, .. } => args
             .iter()
             .all(|t| !matches!(t, Term::Var(v) if !bound[*v])),
-        Literal::Cmp { lhs, op, rhs } => {
+        Literal::Cmp { lhs, op, rhs, .. } => {
             (all_bound(lhs, bound) && all_bound(rhs, bound))
                 || (*op == CmpOp::Eq
                     && ((lone_var(lhs).is_some_and(|v| !bound[v]) && all_bound(rhs, bound))

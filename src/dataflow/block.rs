@@ -103,6 +103,7 @@ pub fn render_block<'s, R: Rounds>(
             env.unit.clone().enter(inner),
             env.arities.clone(),
             env.profile.clone(),
+            env.symbols.clone(),
         );
         for r in &spec.reads {
             ienv.rels.insert(*r, env.rels[r].clone().enter(inner));

@@ -14,7 +14,7 @@ use differential_dataflow::VecCollection as Collection;
 use super::profile::ProfileCell;
 use super::row::{build, project, row, Row};
 use super::time::Time;
-use crate::check::ir::{AggFunc, RelId, Value};
+use crate::check::ir::{AggFunc, CmpOp, RelId, Symbols, Value};
 use crate::plan::{Pick, Pipeline, RulePlan, SExpr, Source, Step};
 
 pub type Diff = isize;
@@ -30,6 +30,8 @@ pub struct Env<'s, T: Time> {
     pub unit: Collection<'s, T, Row>,
     /// With `--profile`: where each rule's operators and derivations are recorded.
     pub profile: Option<ProfileCell>,
+    /// The program's symbol names, for filters that order symbols by their text.
+    pub symbols: Symbols,
 }
 
 impl<'s, T: Time> Env<'s, T> {
@@ -37,6 +39,7 @@ impl<'s, T: Time> Env<'s, T> {
         unit: Collection<'s, T, Row>,
         arities: Vec<usize>,
         profile: Option<ProfileCell>,
+        symbols: Symbols,
     ) -> Self {
         Env {
             rels: HashMap::new(),
@@ -45,6 +48,7 @@ impl<'s, T: Time> Env<'s, T> {
             keys: HashMap::new(),
             unit,
             profile,
+            symbols,
         }
     }
 
@@ -119,6 +123,8 @@ struct Pending(Vec<Stage>);
 enum Stage {
     Scan(crate::plan::AtomFilter, Vec<Pick>),
     Step(Step),
+    /// A filter that orders symbols by their text, read from the symbol table.
+    ByText(SExpr, CmpOp, SExpr, Symbols),
 }
 
 impl Pending {
@@ -135,12 +141,16 @@ impl Pending {
                     }
                     r = build(out, &[0; super::row::WIDTH], &r);
                 }
-                Stage::Step(Step::Filter { lhs, op, rhs }) => {
+                Stage::Step(Step::Filter { lhs, op, rhs, .. }) => {
                     match (eval(lhs, &r), eval(rhs, &r)) {
                         (Some(a), Some(b)) if op.eval(a, b) => {}
                         _ => return None,
                     }
                 }
+                Stage::ByText(lhs, op, rhs, symbols) => match (eval(lhs, &r), eval(rhs, &r)) {
+                    (Some(a), Some(b)) if op.holds(symbols.compare(a, b)) => {}
+                    _ => return None,
+                },
                 Stage::Step(Step::Project { out }) => r = build(out, &r, &[]),
                 Stage::Step(Step::Assign { expr, out }) => {
                     let v = eval(expr, &r)?;
@@ -189,6 +199,16 @@ fn render_lazy<'s, T: Time>(
     for (i, step) in p.steps.iter().enumerate() {
         let width = p.layouts.get(i).map(|l| l.len()).unwrap_or(usize::MAX);
         rows = match step {
+            Step::Filter {
+                lhs,
+                op,
+                rhs,
+                text: true,
+            } => {
+                let by_text = Stage::ByText(lhs.clone(), *op, rhs.clone(), env.symbols.clone());
+                pending.0.push(by_text);
+                continue;
+            }
             Step::Filter { .. } | Step::Project { .. } | Step::Assign { .. } => {
                 pending.0.push(Stage::Step(step.clone()));
                 continue;

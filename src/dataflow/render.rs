@@ -107,7 +107,7 @@ pub fn render<'s>(
         inputs.push(i);
         input_colls.insert(r, c);
     }
-    let mut env = Env::new(unit, arities, profile);
+    let mut env = Env::new(unit, arities, profile, program.symbols.clone());
     let mut outs: Vec<Collection<'s, u64, (u32, Row, Row, u32)>> = Vec::new();
     let observe = |r: RelId| outputs.observe.get(r).copied().unwrap_or(false);
     let view_facts: Vec<RelId> = program.facts.iter().map(|(r, _)| *r).collect();

@@ -120,13 +120,14 @@ fn pipeline(out: &mut String, p: &Pipeline, prog: &Program, rule: &Rule, indent:
                     keys.join(", ")
                 );
             }
-            Step::Filter { lhs, op, rhs } => {
+            Step::Filter { lhs, op, rhs, text } => {
                 let _ = writeln!(
                     out,
-                    "{indent}filter {} {} {}",
+                    "{indent}filter {} {} {}{}",
                     expr(lhs, &slots),
                     cmp(*op),
-                    expr(rhs, &slots)
+                    expr(rhs, &slots),
+                    if *text { " (by text)" } else { "" }
                 );
             }
             Step::Project { .. } => {}

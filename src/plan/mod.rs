@@ -99,16 +99,13 @@ pub enum Step {
         lhs: SExpr,
         op: CmpOp,
         rhs: SExpr,
+        /// Symbols compared by their text (see [`crate::check::ir::Literal::Cmp`]).
+        text: bool,
     },
     /// Keep only some slots (`Pick::Slot`).
-    Project {
-        out: Vec<Pick>,
-    },
+    Project { out: Vec<Pick> },
     /// Append the value of `expr` as a new slot, then project by `out` (`Pick::Col(0)` is the new value).
-    Assign {
-        expr: SExpr,
-        out: Vec<Pick>,
-    },
+    Assign { expr: SExpr, out: Vec<Pick> },
     /// Aggregate over `body` per group. The group row (slots `group` of the probe row)
     /// feeds `body` as its `Source::Given`; `target` is evaluated on the body's rows.
     /// If `bound` is set the result must equal that slot (a filter); `out` projects
@@ -529,7 +526,7 @@ fn plan_pipeline(
             layout.iter().position(|&x| x == v).expect("bound has slot")
         };
         match &body[i] {
-            Literal::Cmp { lhs, op, rhs } => {
+            Literal::Cmp { lhs, op, rhs, text } => {
                 let lb = {
                     let mut vs = Vec::new();
                     lhs.vars(&mut vs);
@@ -545,6 +542,7 @@ fn plan_pipeline(
                         lhs: sexpr(lhs, &layout),
                         op: *op,
                         rhs: sexpr(rhs, &layout),
+                        text: *text,
                     });
                     let keep_now = needed_later(&done, &layout);
                     if keep_now != layout {

@@ -291,22 +291,6 @@ fn type_mismatch_comparison() {
 }
 
 #[test]
-fn symbols_compared_by_order() {
-    assert_eq!(
-        errors(concat!(
-            ".decl p(name: symbol, age: number)\n",
-            ".decl h(x: symbol)\n",
-            "h(x) :- p(x, _), p(y, _), x < y.\n",
-        )),
-        lines(&[
-            "prog.dl:3:27: error: symbols can only be compared with = and !=",
-            "3 | h(x) :- p(x, _), p(y, _), x < y.",
-            "  |                           ^^^^^",
-        ])
-    );
-}
-
-#[test]
 fn arithmetic_on_a_symbol() {
     assert_eq!(
         errors(concat!(

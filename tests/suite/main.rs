@@ -30,3 +30,4 @@ mod sudoku_search;
 mod sudoku_soundness;
 mod sudoku_techniques;
 mod sudoku_variants;
+mod symbol_order;

@@ -86,7 +86,12 @@ fn neg(rel: RelId, args: Vec<Term>) -> Literal {
     Literal::Neg { rel, args }
 }
 fn cmp(lhs: Expr, op: CmpOp, rhs: Expr) -> Literal {
-    Literal::Cmp { lhs, op, rhs }
+    Literal::Cmp {
+        lhs,
+        op,
+        rhs,
+        text: false,
+    }
 }
 fn ev(i: VarId) -> Expr {
     Expr::Var(i)

@@ -128,7 +128,7 @@ fn flat(p: &Program, r: RelId, base: &[BTreeSet<Tuple>], out: &mut Naive) {
         if rule.head != r {
             continue;
         }
-        for b in rule_bindings(rule, &out.relations) {
+        for b in rule_bindings(rule, &out.relations, &p.symbols) {
             let head = head_of(rule, &b);
             if let Some(eb) = explain_bindings(rule, &b) {
                 keep_min(&mut explained, head.clone(), (ri, eb));
@@ -170,7 +170,7 @@ fn block(p: &Program, b: BlockId, base: &[BTreeSet<Tuple>], out: &mut Naive) {
         for &ri in &state_rules {
             let rule = &p.rules[ri];
             let mut derived: BTreeMap<Tuple, Option<Vec<Value>>> = BTreeMap::new();
-            for bnd in rule_bindings(rule, &out.relations) {
+            for bnd in rule_bindings(rule, &out.relations, &p.symbols) {
                 let head = head_of(rule, &bnd);
                 if out.relations[rule.head].contains(&head) {
                     continue;
@@ -240,7 +240,7 @@ fn compute_views(p: &Program, blk: &Block, base: &[BTreeSet<Tuple>], out: &mut N
     for &v in &blk.views {
         let mut facts = base[v].clone();
         for rule in p.rules.iter().filter(|rule| rule.head == v) {
-            for b in rule_bindings(rule, &out.relations) {
+            for b in rule_bindings(rule, &out.relations, &p.symbols) {
                 facts.insert(head_of(rule, &b));
             }
         }
@@ -294,10 +294,21 @@ fn explain_bindings(rule: &Rule, b: &Binding) -> Option<Vec<Value>> {
 /// All distinct complete bindings of the rule's body over the relation contents `rels`
 /// (indexed by `RelId`), each indexed by `VarId` (`None`: a variable the binding does not
 /// set, e.g. an aggregate's local).
-pub fn rule_bindings(rule: &Rule, rels: &[BTreeSet<Tuple>]) -> BTreeSet<Vec<Option<Value>>> {
+pub fn rule_bindings(
+    rule: &Rule,
+    rels: &[BTreeSet<Tuple>],
+    symbols: &Symbols,
+) -> BTreeSet<Vec<Option<Value>>> {
     let lits: Vec<&Literal> = rule.body.iter().collect();
     let mut found = Vec::new();
-    solve(rule, rels, &lits, vec![None; rule.vars.len()], &mut found);
+    solve(
+        rule,
+        rels,
+        symbols,
+        &lits,
+        vec![None; rule.vars.len()],
+        &mut found,
+    );
     found.into_iter().collect()
 }
 
@@ -328,7 +339,7 @@ fn step(lit: &Literal, b: &Binding) -> Option<Step> {
             .iter()
             .all(|t| !matches!(t, Term::Var(v) if b[*v].is_none()))
             .then_some(Step::Neg),
-        Literal::Cmp { lhs, op, rhs } => {
+        Literal::Cmp { lhs, op, rhs, .. } => {
             if is_bound(b, lhs) && is_bound(b, rhs) {
                 return Some(Step::Filter);
             }
@@ -400,6 +411,7 @@ fn candidates<'a>(
 fn solve(
     rule: &Rule,
     rels: &[BTreeSet<Tuple>],
+    symbols: &Symbols,
     lits: &[&Literal],
     b: Binding,
     found: &mut Vec<Binding>,
@@ -425,7 +437,7 @@ fn solve(
         (Step::Atom, Literal::Atom { rel, args }) => {
             for tuple in candidates(&rels[*rel], args, &b) {
                 if let Some(b2) = match_atom(args, tuple, &b) {
-                    solve(rule, rels, &rest, b2, found);
+                    solve(rule, rels, symbols, &rest, b2, found);
                 }
             }
         }
@@ -434,13 +446,17 @@ fn solve(
                 .iter()
                 .any(|tuple| match_atom(args, tuple, &b).is_some())
             {
-                solve(rule, rels, &rest, b, found);
+                solve(rule, rels, symbols, &rest, b, found);
             }
         }
-        (Step::Filter, Literal::Cmp { lhs, op, rhs }) => {
+        (Step::Filter, Literal::Cmp { lhs, op, rhs, text }) => {
             if let (Some(l), Some(r)) = (eval(&b, lhs), eval(&b, rhs)) {
-                if op.eval(l, r) {
-                    solve(rule, rels, &rest, b, found);
+                let holds = match text {
+                    true => op.holds(symbols.compare(l, r)),
+                    false => op.eval(l, r),
+                };
+                if holds {
+                    solve(rule, rels, symbols, &rest, b, found);
                 }
             }
         }
@@ -448,7 +464,7 @@ fn solve(
             if let Some(val) = eval(&b, &e) {
                 let mut b2 = b;
                 b2[x] = Some(val);
-                solve(rule, rels, &rest, b2, found);
+                solve(rule, rels, symbols, &rest, b2, found);
             }
         }
         (
@@ -468,7 +484,7 @@ fn solve(
             }
             let body_lits: Vec<&Literal> = body.iter().collect();
             let mut inner_found = Vec::new();
-            solve(rule, rels, &body_lits, inner, &mut inner_found);
+            solve(rule, rels, symbols, &body_lits, inner, &mut inner_found);
             let distinct: BTreeSet<Binding> = inner_found.into_iter().collect();
             // The target over each body binding (a target variable the body does not
             // bind takes its outer value); division by zero skips the binding.
@@ -488,13 +504,13 @@ fn solve(
             match b[*result] {
                 Some(bound) => {
                     if bound == value {
-                        solve(rule, rels, &rest, b, found);
+                        solve(rule, rels, symbols, &rest, b, found);
                     }
                 }
                 None => {
                     let mut b2 = b;
                     b2[*result] = Some(value);
-                    solve(rule, rels, &rest, b2, found);
+                    solve(rule, rels, symbols, &rest, b2, found);
                 }
             }
         }
