@@ -111,6 +111,7 @@ pub const TECHNIQUES: &[Technique] = &[
     t("Bivalue Universal Grave + 1", Level::Hard, 100),
     t("Skyscraper", Level::Hard, 130),
     t("2-String Kite", Level::Hard, 150),
+    t("Empty Rectangle", Level::Hard, 120),
     t("W-Wing", Level::Hard, 150),
     t("XY-Wing", Level::Hard, 160),
     t("XYZ-Wing", Level::Hard, 180),

@@ -122,6 +122,21 @@ fn two_string_kite() {
     );
 }
 
+/// An Empty Rectangle: box 7's 1s lie in row 8 and column 5 through [8,5]; a strong
+/// link on 1 in row 1 from [1,5] to [1,8]; so [8,8] is not 1. HoDoKu grades this puzzle
+/// Hard; before this technique sudolog guessed and graded it Extreme.
+#[test]
+fn empty_rectangle() {
+    shows(
+        "Empty Rectangle",
+        false,
+        &["Empty Rectangle 1 in box 7 ([8,5]) with [1,5] [1,8]: remove 1 from [8,8]"],
+    );
+    let (code, out, err) = run(&["grade", &puzzle("Empty Rectangle")], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(" Hard "), "{out}");
+}
+
 #[test]
 fn w_wing() {
     shows(
@@ -168,7 +183,10 @@ fn simple_colors_trap() {
     shows(
         "Simple Colors Trap",
         false,
-        &["Simple Colors Trap 1: [5,3] and [7,2] have opposite colours: remove 1 from [5,2]"],
+        &[
+            "Simple Colors Trap 5: [7,1] and [8,7] have opposite colours: remove 5 from [7,7]",
+            "Simple Colors Trap 5: [7,1] and [8,7] have opposite colours: remove 5 from [7,8]",
+        ],
     );
 }
 
@@ -230,6 +248,7 @@ const TECHNIQUES: &[&str] = &[
     "Simple Colors Trap",
     "Skyscraper",
     "2-String Kite",
+    "Empty Rectangle",
     "W-Wing",
     "XY-Wing",
     "XYZ-Wing",
