@@ -29,18 +29,23 @@ use crate::plan::RulePlan;
 type Tagged<'s, R> = Collection<'s, R, (Row, Row)>;
 /// (head, [rule, bindings...]) pairs: explained derivations.
 type Explained<'s, T> = Collection<'s, T, (Row, Row)>;
-/// A relation leaving a block: its final contents, and tagged with first rounds.
+/// A relation leaving a block: its final contents (when read outside the block), and
+/// tagged with first rounds (when observed).
 pub type LeftRel<'s> = (
     RelId,
-    Collection<'s, u64, Row>,
-    Collection<'s, u64, (Row, u32)>,
+    Option<Collection<'s, u64, Row>>,
+    Option<Collection<'s, u64, (Row, u32)>>,
 );
 /// Explain events leaving a block, tagged with their rounds.
 pub type LeftEvents<'s> = Collection<'s, u64, ((Row, Row), u32)>;
 
 /// What leaves a block.
 pub struct BlockOut<'s> {
-    /// (relation, final contents, contents tagged with first round); views have round 0.
+    /// (relation, final contents, contents tagged with first round); views have round
+    /// 0. Only what [`BlockSpec::leaves`] asks for leaves the block: every output of
+    /// the block's scope costs timely's progress tracking (its reachability summaries
+    /// run from every operator of the block to every output), so a view that nothing
+    /// outside reads stays inside.
     pub rels: Vec<LeftRel<'s>>,
     pub events: Option<LeftEvents<'s>>,
 }
@@ -65,6 +70,9 @@ pub struct BlockSpec<'p> {
     pub view_facts: &'p [RelId],
     /// The tier of every rule of the program, by rule index.
     pub rule_tiers: &'p [u32],
+    /// Which relations leave the block: (contents, tagged with rounds) for each. The
+    /// state relations' contents always leave (the session's probe follows them).
+    pub leaves: &'p dyn Fn(RelId) -> (bool, bool),
 }
 
 /// The key of the least-tier arrangement: the instance's value and a tier.
@@ -233,21 +241,24 @@ pub fn render_block<'s, R: Rounds>(
             parts.extend(additions.remove(&s).unwrap_or_default());
             let next = limit(R::distinct(concatenate(inner, parts)), spec.max_rounds);
             var.set(next);
-            let tagged = cur
-                .inner
-                .clone()
-                .map(|(r, t, d): (Row, R, isize)| ((r, t.round()), t, d))
-                .as_collection()
-                .leave(scope);
-            rels.push((s, cur.leave(scope), tagged));
+            let (_, tag) = (spec.leaves)(s);
+            let tagged = tag.then(|| {
+                cur.inner
+                    .clone()
+                    .map(|(r, t, d): (Row, R, isize)| ((r, t.round()), t, d))
+                    .as_collection()
+                    .leave(scope)
+            });
+            rels.push((s, Some(cur.leave(scope)), tagged));
         }
         for (v, _) in spec.views {
-            let c = ienv.rels[v].clone();
-            rels.push((
-                *v,
-                c.clone().leave(scope),
-                c.map(|r| (r, 0u32)).leave(scope),
-            ));
+            let (plain, tag) = (spec.leaves)(*v);
+            let c = &ienv.rels[v];
+            let plain = plain.then(|| c.clone().leave(scope));
+            let tagged = tag.then(|| c.clone().map(|r| (r, 0u32)).leave(scope));
+            if plain.is_some() || tagged.is_some() {
+                rels.push((*v, plain, tagged));
+            }
         }
 
         let events = if explained.is_empty() {

@@ -1,7 +1,7 @@
 //! The whole plan in one worker's dataflow: inputs, strata in order, outputs.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use differential_dataflow::collection::concatenate;
@@ -73,6 +73,18 @@ fn reads(p: &Pipeline, out: &mut Vec<RelId>) {
     }
 }
 
+/// Every rule of a stratum: a flat relation's, or a block's views' and rules.
+fn stratum_rules(s: &StratumPlan) -> Vec<&RulePlan> {
+    match s {
+        StratumPlan::Flat { rules, .. } => rules.iter().collect(),
+        StratumPlan::Block { views, rules, .. } => views
+            .iter()
+            .flat_map(|(_, r)| r.iter())
+            .chain(rules.iter())
+            .collect(),
+    }
+}
+
 /// Flat-stratum events: one per fact, the least (rule, bindings) deriving it.
 fn first_reasons<'s>(
     evs: Vec<Collection<'s, u64, (Row, Row)>>,
@@ -112,7 +124,16 @@ pub fn render<'s>(
     let observe = |r: RelId| outputs.observe.get(r).copied().unwrap_or(false);
     let view_facts: Vec<RelId> = program.facts.iter().map(|(r, _)| *r).collect();
     let rule_tiers: Vec<u32> = program.rules.iter().map(|r| r.tier).collect();
-    for stratum in &plan.strata {
+    // read_later[i]: the relations that strata after i read.
+    let mut read_later = vec![HashSet::new(); plan.strata.len()];
+    for i in (1..plan.strata.len()).rev() {
+        let mut read = Vec::new();
+        for rp in stratum_rules(&plan.strata[i]) {
+            reads(&rp.body, &mut read);
+        }
+        read_later[i - 1] = read_later[i].iter().copied().chain(read).collect();
+    }
+    for (i, stratum) in plan.strata.iter().enumerate() {
         match stratum {
             StratumPlan::Flat { rel, rules } => {
                 let mut parts = vec![input_colls[rel].clone()];
@@ -185,16 +206,19 @@ pub fn render<'s>(
                         max_rounds: outputs.max_rounds,
                         view_facts: &view_facts,
                         rule_tiers: &rule_tiers,
+                        leaves: &|r| (read_later[i].contains(&r), observe(r)),
                     },
                 );
                 for (rel, plain, tagged) in out.rels {
-                    if observe(rel) {
+                    if let Some(tagged) = tagged {
                         let tag = rel as u32;
                         outs.push(
                             tagged.map(move |(r, round)| (tag, r, [0; super::row::WIDTH], round)),
                         );
                     }
-                    env.rels.insert(rel, plain);
+                    if let Some(plain) = plain {
+                        env.rels.insert(rel, plain);
+                    }
                 }
                 if let Some(ev) = out.events {
                     outs.push(ev.map(|((h, b), round)| (EVENT, h, b, round)));

@@ -324,13 +324,22 @@ impl Summary {
             .collect();
         let secs = elapsed.as_secs_f64();
         format!(
-            "{} {}: {} in {:.3} s ({:.0} puzzles/s)",
+            "{} {}: {} in {:.3} s ({} puzzles/s)",
             self.total,
             if self.total == 1 { "puzzle" } else { "puzzles" },
             parts.join(", "),
             secs,
-            self.total as f64 / secs.max(1e-9)
+            rate(self.total as f64 / secs.max(1e-9))
         )
+    }
+}
+
+/// A rate with two significant digits below 10 (`0.14`, `3.1`), whole above.
+pub(crate) fn rate(x: f64) -> String {
+    match x {
+        x if x >= 9.95 => format!("{x:.0}"),
+        x if x >= 0.995 => format!("{x:.1}"),
+        x => format!("{x:.2}"),
     }
 }
 
@@ -344,14 +353,22 @@ mod tests {
         s.add_error();
         assert_eq!(
             s.line(Duration::from_secs(2)),
-            "1 puzzle: 1 error in 2.000 s (0 puzzles/s)"
+            "1 puzzle: 1 error in 2.000 s (0.50 puzzles/s)"
         );
         s.add_error();
         s.add_error();
         s.add_error();
         assert_eq!(
             s.line(Duration::from_secs(2)),
-            "4 puzzles: 4 errors in 2.000 s (2 puzzles/s)"
+            "4 puzzles: 4 errors in 2.000 s (2.0 puzzles/s)"
         );
+    }
+
+    #[test]
+    fn rates_keep_two_digits_when_small() {
+        assert_eq!(rate(0.143), "0.14");
+        assert_eq!(rate(3.12), "3.1");
+        assert_eq!(rate(16.2), "16");
+        assert_eq!(rate(1622.0), "1622");
     }
 }
