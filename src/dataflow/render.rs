@@ -18,7 +18,7 @@ use super::profile::ProfileCell;
 use super::row::Row;
 use super::time::Time;
 use crate::check::ir::{Program, RelId};
-use crate::plan::{Pipeline, Plan, RulePlan, Source, Step, StratumPlan};
+use crate::plan::{Pipeline, Plan, Source, Step, StratumPlan};
 
 /// Tag of explain events in [`Update`]s (relations use their id).
 pub const EVENT: u32 = u32::MAX;
@@ -73,16 +73,13 @@ fn reads(p: &Pipeline, out: &mut Vec<RelId>) {
     }
 }
 
-/// Every rule of a stratum: a flat relation's, or a block's views' and rules.
-fn stratum_rules(s: &StratumPlan) -> Vec<&RulePlan> {
-    match s {
-        StratumPlan::Flat { rules, .. } => rules.iter().collect(),
-        StratumPlan::Block { views, rules, .. } => views
-            .iter()
-            .flat_map(|(_, r)| r.iter())
-            .chain(rules.iter())
-            .collect(),
+/// The relations the rules of stratum `s` read (with repeats).
+fn stratum_reads(s: &StratumPlan) -> Vec<RelId> {
+    let mut out = Vec::new();
+    for rp in s.rules() {
+        reads(&rp.body, &mut out);
     }
+    out
 }
 
 /// Flat-stratum events: one per fact, the least (rule, bindings) deriving it.
@@ -127,10 +124,7 @@ pub fn render<'s>(
     // read_later[i]: the relations that strata after i read.
     let mut read_later = vec![HashSet::new(); plan.strata.len()];
     for i in (1..plan.strata.len()).rev() {
-        let mut read = Vec::new();
-        for rp in stratum_rules(&plan.strata[i]) {
-            reads(&rp.body, &mut read);
-        }
+        let read = stratum_reads(&plan.strata[i]);
         read_later[i - 1] = read_later[i].iter().copied().chain(read).collect();
     }
     for (i, stratum) in plan.strata.iter().enumerate() {
@@ -173,15 +167,7 @@ pub fn render<'s>(
                 tiers,
                 ..
             } => {
-                let mut read = Vec::new();
-                let all_rules: Vec<&RulePlan> = views
-                    .iter()
-                    .flat_map(|(_, r)| r.iter())
-                    .chain(rules.iter())
-                    .collect();
-                for rp in &all_rules {
-                    reads(&rp.body, &mut read);
-                }
+                let mut read = stratum_reads(stratum);
                 read.sort();
                 read.dedup();
                 read.retain(|r| !state.contains(r) && !views.iter().any(|(v, _)| v == r));

@@ -168,6 +168,20 @@ pub enum StratumPlan {
     },
 }
 
+impl StratumPlan {
+    /// Every rule of the stratum: a flat relation's, or a block's views' then its rules.
+    pub fn rules(&self) -> Vec<&RulePlan> {
+        match self {
+            StratumPlan::Flat { rules, .. } => rules.iter().collect(),
+            StratumPlan::Block { views, rules, .. } => views
+                .iter()
+                .flat_map(|(_, r)| r.iter())
+                .chain(rules.iter())
+                .collect(),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Plan {
     pub strata: Vec<StratumPlan>,
@@ -194,15 +208,7 @@ impl Plan {
             }
         }
         for s in &self.strata {
-            let rules: Vec<&RulePlan> = match s {
-                StratumPlan::Flat { rules, .. } => rules.iter().collect(),
-                StratumPlan::Block { views, rules, .. } => views
-                    .iter()
-                    .flat_map(|(_, r)| r.iter())
-                    .chain(rules.iter())
-                    .collect(),
-            };
-            for r in rules {
+            for r in s.rules() {
                 walk(&r.body, &mut out);
             }
         }

@@ -600,17 +600,17 @@ impl<R: BufRead> PuzzleReader<R> {
             self.end_variant(&then);
             return Some(line);
         }
-        // Which puzzle (and which rows read so far) an error is about.
-        let whose = match (rows.first(), rows.last()) {
-            (Some(&(a, _)), Some(&(b, _))) => format!(
-                "the jigsaw puzzle at {}, after its region rows at {}",
-                line_range(p.line, last),
-                line_range(a, b)
-            ),
-            _ => format!("the jigsaw puzzle at {}", line_range(p.line, last)),
-        };
         let whole = line.chars == shape.cells() && rows.is_empty();
         if !whole && line.chars != shape.size() {
+            // Which puzzle (and which rows read so far) the error is about.
+            let whose = match (rows.first(), rows.last()) {
+                (Some(&(a, _)), Some(&(b, _))) => format!(
+                    "the jigsaw puzzle at {}, after its region rows at {}",
+                    line_range(p.line, last),
+                    line_range(a, b)
+                ),
+                _ => format!("the jigsaw puzzle at {}", line_range(p.line, last)),
+            };
             let msg = format!(
                 "region grid row has {} characters; a {shape} jigsaw's region grid has {} rows of {} letters, or one line of {} ({whose})",
                 line.chars,
@@ -624,12 +624,15 @@ impl<R: BufRead> PuzzleReader<R> {
         }
         rows.push((line.no, line.text));
         if whole || rows.len() == shape.size() {
-            let puzzle = line_range(p.line, last);
+            let first = p.line;
             let r = regions(p, &rows).map_err(|(line, col, message)| InputError {
                 source: self.source.clone(),
                 line,
                 col,
-                message: format!("{message}, for the jigsaw puzzle at {puzzle}"),
+                message: format!(
+                    "{message}, for the jigsaw puzzle at {}",
+                    line_range(first, last)
+                ),
             });
             self.pending.push_back(r);
         } else {
