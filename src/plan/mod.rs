@@ -504,16 +504,23 @@ fn plan_pipeline(
         while layouts.len() < steps.len() + 1 {
             layouts.push(layout.clone());
         }
-        // Cheap literals first: filters, assignments, negations, then aggregates.
+        // Cheap literals first: filters, assignments, negations; then atoms that only
+        // test bound variables (they never add rows); then aggregates (their bodies
+        // run per group: the fewer groups the better); then joins.
         let mut next = None;
-        for pass in 0..3 {
+        for pass in 0..4 {
             next = body.iter().enumerate().position(|(i, l)| {
                 !done[i]
                     && crate::check::ready(l, &bound)
                     && match (pass, l) {
                         (0, Literal::Cmp { .. }) | (0, Literal::Neg { .. }) => true,
-                        (1, Literal::Agg { .. }) => true,
-                        (2, Literal::Atom { args, .. }) => args.iter().any(|t| {
+                        (1, Literal::Atom { args, .. }) => args.iter().all(|t| match t {
+                            Term::Var(v) => bound[*v],
+                            Term::Const(_) => true,
+                            Term::Wild => false,
+                        }),
+                        (2, Literal::Agg { .. }) => true,
+                        (3, Literal::Atom { args, .. }) => args.iter().any(|t| {
                             matches!(t, Term::Var(v) if bound[*v]) || matches!(t, Term::Const(_))
                         }),
                         _ => false,
@@ -704,4 +711,71 @@ fn plan_pipeline(
         layout,
         layouts,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn steps_of(text: &str, head: &str) -> Vec<Step> {
+        let (sources, ast) = crate::syntax::parse_str("t.dl", text).expect("parses");
+        let program = crate::check::check(sources, &ast).expect("checks");
+        let plan = plan(&program, false).expect("plans");
+        let rel = program
+            .relations
+            .iter()
+            .position(|r| r.name == head)
+            .unwrap();
+        let rp = plan
+            .strata
+            .iter()
+            .flat_map(|s| s.rules())
+            .find(|rp| rp.head == rel)
+            .expect("a rule for the head");
+        rp.body.steps.clone()
+    }
+
+    /// An atom whose variables are all bound only filters rows: it runs before an
+    /// aggregate, so the aggregate's body runs for fewer groups.
+    #[test]
+    fn tests_of_bound_atoms_precede_aggregates() {
+        let steps = steps_of(
+            ".decl r(x: number, n: number)\n.decl s(x: number, n: number)\n\
+             .decl t(x: number, y: number)\n.decl q(x: number, m: number)\n\
+             .input r, s, t\n\
+             q(x, m) :- r(x, n), m = min y : { t(x, y) }, s(x, n).\n",
+            "q",
+        );
+        let kinds: Vec<&str> = steps
+            .iter()
+            .map(|s| match s {
+                Step::Join { .. } => "join",
+                Step::Aggregate { .. } => "aggregate",
+                _ => "other",
+            })
+            .filter(|k| *k != "other")
+            .collect();
+        assert_eq!(kinds, ["join", "aggregate"]);
+    }
+
+    /// An atom that binds a new variable (or has a wildcard) may multiply rows: the
+    /// aggregate runs first, on the groups as they are.
+    #[test]
+    fn expanding_atoms_follow_aggregates() {
+        for atom in ["s(x, k)", "s(x, _)"] {
+            let steps = steps_of(
+                &format!(
+                    ".decl r(x: number)\n.decl s(x: number, n: number)\n\
+                     .decl t(x: number, y: number)\n.decl q(x: number, m: number)\n\
+                     .input r, s, t\n\
+                     q(x, m) :- r(x), {atom}, m = min y : {{ t(x, y) }}.\n"
+                ),
+                "q",
+            );
+            assert!(
+                matches!(steps.first(), Some(Step::Aggregate { .. })),
+                "{atom}: {steps:?}"
+            );
+        }
+    }
 }
