@@ -17,7 +17,7 @@
 
 use differential_dataflow::hashable::Hashable;
 use differential_dataflow::lattice::Lattice;
-use differential_dataflow::operators::ThresholdTotal;
+use differential_dataflow::operators::{CountTotal, ThresholdTotal};
 use differential_dataflow::{ExchangeData, VecCollection as Collection};
 use timely::order::Product;
 use timely::progress::timestamp::Refines;
@@ -43,6 +43,19 @@ pub trait Time: Timestamp + Lattice + Ord {
     fn distinct<'s, D: ExchangeData + Hashable>(
         c: Collection<'s, Self, D>,
     ) -> Collection<'s, Self, D>;
+    /// Each element's multiplicity as it changes, for a totally ordered time (no
+    /// history replay, no output trace); `None` where time is only partially ordered.
+    fn count<'s, D: ExchangeData + Hashable>(
+        c: Collection<'s, Self, D>,
+    ) -> Option<Collection<'s, Self, (D, isize)>>;
+}
+
+fn count_total<'s, T, D>(c: Collection<'s, T, D>) -> Option<Collection<'s, T, (D, isize)>>
+where
+    T: Timestamp + Lattice + timely::order::TotalOrder,
+    D: ExchangeData + Hashable,
+{
+    Some(c.count_total())
 }
 
 /// The timestamp of a block's rounds, inside an epoch of the top level.
@@ -62,6 +75,11 @@ impl Time for u64 {
     ) -> Collection<'s, Self, D> {
         distinct_total(c)
     }
+    fn count<'s, D: ExchangeData + Hashable>(
+        c: Collection<'s, Self, D>,
+    ) -> Option<Collection<'s, Self, (D, isize)>> {
+        count_total(c)
+    }
 }
 
 impl Time for Product<u64, u64> {
@@ -72,6 +90,11 @@ impl Time for Product<u64, u64> {
         c: Collection<'s, Self, D>,
     ) -> Collection<'s, Self, D> {
         c.distinct()
+    }
+    fn count<'s, D: ExchangeData + Hashable>(
+        _c: Collection<'s, Self, D>,
+    ) -> Option<Collection<'s, Self, (D, isize)>> {
+        None
     }
 }
 
@@ -90,6 +113,11 @@ impl Time for (u64, u32) {
         c: Collection<'s, Self, D>,
     ) -> Collection<'s, Self, D> {
         distinct_total(c)
+    }
+    fn count<'s, D: ExchangeData + Hashable>(
+        c: Collection<'s, Self, D>,
+    ) -> Option<Collection<'s, Self, (D, isize)>> {
+        count_total(c)
     }
 }
 
