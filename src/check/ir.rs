@@ -223,6 +223,9 @@ pub struct Rule {
     /// event's bindings (see [`Rule::template_vars`]).
     pub hint: Option<Vec<Piece>>,
     pub tier: u32,
+    /// `@ungated`: the rule's new facts are added in every round and hold back no
+    /// tier (bookkeeping whose consequences the block's views already reflect).
+    pub ungated: bool,
     pub block: Option<BlockId>,
     pub span: Span,
 }
@@ -358,6 +361,23 @@ pub struct Program {
 }
 
 impl Program {
+    /// Whether any rule is `@ungated`.
+    pub fn has_ungated(&self) -> bool {
+        self.rules.iter().any(|r| r.ungated)
+    }
+
+    /// The program with its `@ungated` rules gated as tier 0. For sessions that show
+    /// the state round by round (stepping, `dump --rounds`): there a round must be
+    /// one step, placements in one round and the eliminations they cause in the next,
+    /// and an ungated rule would let the next tier fire in the same round.
+    pub fn gated(&self) -> Program {
+        let mut p = self.clone();
+        for r in &mut p.rules {
+            r.ungated = false;
+        }
+        p
+    }
+
     pub fn relation(&self, name: &str) -> Option<RelId> {
         self.relations.iter().position(|r| r.name == name)
     }

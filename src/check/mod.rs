@@ -549,6 +549,29 @@ impl Checker<'_> {
             Some((t, _)) => t,
             None => 0,
         };
+        if let Some(span) = ann.ungated {
+            let why = if block.is_none() {
+                Some("@ungated is only allowed on rules inside a .fixpoint block".to_string())
+            } else if is_view {
+                Some(format!(
+                    "@ungated applies to accumulating relations; {} is a view",
+                    quote(&self.relations[head].name)
+                ))
+            } else if ann.tier.is_some() {
+                Some(
+                    "an @ungated rule has no tier: it holds back none and none holds it back"
+                        .into(),
+                )
+            } else if ann.explain.is_some() {
+                Some("@ungated derivations are bookkeeping and are not explained; drop @explain or @ungated".into())
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                self.error(span, why);
+                return;
+            }
+        }
         let Ok(explain) = self.template(ann.explain.as_ref(), &vars, &bound, "@explain") else {
             return;
         };
@@ -588,6 +611,7 @@ impl Checker<'_> {
             explain,
             hint,
             tier,
+            ungated: ann.ungated.is_some(),
             block,
             span: rule.span,
         });

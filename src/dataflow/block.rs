@@ -142,9 +142,15 @@ pub fn render_block<'s, R: Rounds>(
 
         // Derivations per (relation, tier), and explained ones per rule.
         let mut heads: HashMap<(RelId, u32), Vec<Collection<'_, R, Row>>> = HashMap::new();
+        // Ungated derivations: added as they are, outside tier gating.
+        let mut ungated: HashMap<RelId, Vec<Collection<'_, R, Row>>> = HashMap::new();
         let mut explained: Vec<(RelId, u32, Explained<'_, R>)> = Vec::new();
         for rp in spec.rules {
             let (h, ev) = render_rule(&mut ienv, rp);
+            if rp.ungated {
+                ungated.entry(rp.head).or_default().push(h);
+                continue;
+            }
             heads.entry((rp.head, rp.tier)).or_default().push(h);
             if let (Some(ev), true) = (ev, spec.explain) {
                 explained.push((rp.head, rp.tier, ev));
@@ -229,6 +235,9 @@ pub fn render_block<'s, R: Rounds>(
             }
         }
 
+        for (s, hs) in ungated {
+            additions.entry(s).or_default().extend(hs);
+        }
         // Additions hold only new facts when gated or explained: then S_i must be
         // carried into S_{i+1} explicitly.
         let complete = spec.monotone && !gated && explained.is_empty();

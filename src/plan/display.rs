@@ -176,7 +176,9 @@ impl Plan {
         let rel = |r: RelId| prog.relations[r].name.clone();
         let rule_text = |out: &mut String, rp: &RulePlan, indent: &str| {
             let rule = &prog.rules[rp.rule];
-            let tier = if rule.block.is_some() && prog.blocks[rule.block.unwrap()].explicit {
+            let tier = if rp.ungated {
+                " ungated".to_string()
+            } else if rule.block.is_some() && prog.blocks[rule.block.unwrap()].explicit {
                 format!(" tier {}", rp.tier)
             } else {
                 String::new()

@@ -139,6 +139,8 @@ pub struct RulePlan {
     pub rule: usize,
     pub head: RelId,
     pub tier: u32,
+    /// `@ungated`: its facts are added in every round, outside tier gating.
+    pub ungated: bool,
     pub body: Pipeline,
     /// The head row, from the body's final row.
     pub head_out: Vec<Pick>,
@@ -163,7 +165,7 @@ pub enum StratumPlan {
         views: Vec<(RelId, Vec<RulePlan>)>,
         /// Rules whose heads are state relations.
         rules: Vec<RulePlan>,
-        /// Distinct tiers of `rules`, ascending.
+        /// Distinct tiers of `rules` (but the ungated ones), ascending.
         tiers: Vec<u32>,
     },
 }
@@ -245,7 +247,11 @@ pub fn plan(program: &Program, explain: bool) -> Result<Plan, Vec<Diagnostic>> {
                 let views = block.views.iter().map(|&v| (v, plan_rules(v))).collect();
                 let rules: Vec<RulePlan> =
                     block.state.iter().flat_map(|&s| plan_rules(s)).collect();
-                let mut tiers: Vec<u32> = rules.iter().map(|r| r.tier).collect();
+                let mut tiers: Vec<u32> = rules
+                    .iter()
+                    .filter(|r| !r.ungated)
+                    .map(|r| r.tier)
+                    .collect();
                 tiers.sort();
                 tiers.dedup();
                 strata.push(StratumPlan::Block {
@@ -318,6 +324,7 @@ fn plan_rule(program: &Program, index: usize, explain: bool) -> Result<RulePlan,
         rule: index,
         head: rule.head,
         tier: rule.tier,
+        ungated: rule.ungated,
         body,
         head_out,
         explain: explain_slots,

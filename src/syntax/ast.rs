@@ -98,6 +98,8 @@ pub struct Annotations {
     pub label: Option<(String, Span)>,
     /// `@tier(N)`.
     pub tier: Option<(u32, Span)>,
+    /// `@ungated`: the rule's facts are added in any round and hold back no tier.
+    pub ungated: Option<Span>,
     /// `@explain("template {var} {var:format}")`.
     pub explain: Option<(String, Span)>,
     /// `@hint("template")`: a vaguer wording of the same deduction (a hint that

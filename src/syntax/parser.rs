@@ -717,9 +717,23 @@ impl Parser<'_, '_> {
         while let TokenKind::Annot(name) = &self.peek().kind {
             let name = name.clone();
             let at = self.advance();
-            if !matches!(name.as_str(), "label" | "tier" | "explain" | "hint") {
+            if !matches!(
+                name.as_str(),
+                "label" | "tier" | "explain" | "hint" | "ungated"
+            ) {
                 self.error(at.span, format!("unknown annotation '@{name}'"));
                 return Err(Failed);
+            }
+            if name == "ungated" {
+                first.get_or_insert(at.span);
+                if let Some(prev) = ann.ungated {
+                    self.ctx.push(
+                        Diagnostic::new(at.span, "annotation @ungated given twice")
+                            .with_note(prev, "first given here"),
+                    );
+                }
+                ann.ungated = Some(at.span);
+                continue;
             }
             self.expect(TokenKind::LParen, &format!("'(' after @{name}"))?;
             let arg = self.peek().clone();
@@ -1259,6 +1273,9 @@ mod tests {
                 }
                 if let Some((t, _)) = &r.annotations.tier {
                     s += &format!("@tier({t}) ");
+                }
+                if r.annotations.ungated.is_some() {
+                    s += "@ungated ";
                 }
                 if let Some((e, _)) = &r.annotations.explain {
                     s += &format!("@explain({e:?}) ");
@@ -2078,6 +2095,7 @@ n(c) :- c = count : { path(_, _) }, s = sum x : path(x, _), m = min -x : { edge(
             "\"e.dl\"",
             "@label",
             "@tier",
+            "@ungated",
             "@explain",
             "@",
             "#",

@@ -609,6 +609,39 @@ fn tier_on_a_view() {
     );
 }
 
+/// `@ungated` belongs on an accumulating rule of a block with no tier and no
+/// explanation; each misuse is a located error.
+#[test]
+fn ungated_misuses() {
+    let block = |rule: &str| {
+        format!(
+            ".decl a(x: number)\n.fixpoint {{\n  .decl s(x: number)\n  .view v(x: number)\n  v(x) :- a(x).\n{rule}}}\n"
+        )
+    };
+    let cases: [(String, &str); 4] = [
+        (
+            ".decl a(x: number)\n.decl h(x: number)\n@ungated h(x) :- a(x).\n".to_string(),
+            "prog.dl:3:1: error: @ungated is only allowed on rules inside a .fixpoint block",
+        ),
+        (
+            block("  @ungated v(x) :- s(x).\n"),
+            "prog.dl:6:3: error: @ungated applies to accumulating relations; 'v' is a view",
+        ),
+        (
+            block("  @tier(1) @ungated s(x) :- v(x).\n"),
+            "prog.dl:6:12: error: an @ungated rule has no tier: it holds back none and none holds it back",
+        ),
+        (
+            block("  @ungated @explain(\"x {x}\") s(x) :- v(x).\n"),
+            "prog.dl:6:3: error: @ungated derivations are bookkeeping and are not explained; drop @explain or @ungated",
+        ),
+    ];
+    for (text, first) in cases {
+        let out = errors(&text);
+        assert_eq!(out.lines().next(), Some(first), "{text}\n{out}");
+    }
+}
+
 #[test]
 fn block_relation_rule_outside_the_block() {
     assert_eq!(

@@ -41,6 +41,7 @@ fn rule(head: RelId, head_args: Vec<Term>, body: Vec<Literal>, vars: &[&str]) ->
         explain: None,
         hint: None,
         tier: 0,
+        ungated: false,
         block: None,
         span: Span::default(),
     }

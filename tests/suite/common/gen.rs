@@ -29,6 +29,7 @@
 //!     w0(k, x) :- e0(k, x), !s0(k, x).        views may negate/aggregate state and
 //!     w1(k, n) :- e1(k), n = count : { s0(k, _) }.   earlier views
 //!     @tier(1) @explain("pick {x} for {k}")   tiers and explanations on state rules
+//!     @ungated                                state rules outside tier gating
 //!     s0(k, x) :- w0(k, x), x > 2.
 //!     s0(k, z) :- s0(k, x), e2(x, z), !w0(k, z).          chain: grows per round
 //!     s1(k, x) :- w0(k, x), n = count : { w0(k, _) }, n = 1.   single candidate
@@ -448,6 +449,8 @@ struct GRule {
     args: Vec<Term>,
     body: Vec<Lit>,
     tier: Option<u32>,
+    /// `@ungated` (state rules without a tier or an explanation).
+    ungated: bool,
     explain: Option<String>,
     label: Option<String>,
 }
@@ -776,6 +779,7 @@ impl Gen {
                 let mut rule = self.rule(s, &access, first);
                 self.easy = false;
                 rule.tier = self.tier();
+                rule.ungated = self.ungated(&rule);
                 text += &self.render(&rule, "    ");
             }
             if self.rng.chance(50) {
@@ -1197,6 +1201,7 @@ impl Gen {
             args,
             body: body.lits,
             tier: None,
+            ungated: false,
             explain,
             label,
         }
@@ -1231,6 +1236,12 @@ impl Gen {
             format!("l{}", self.labels)
         });
         (explain, label)
+    }
+
+    /// Whether a state rule gets `@ungated` (only one with no `@tier` and no
+    /// `@explain`, which the checker would refuse with it).
+    fn ungated(&mut self, rule: &GRule) -> bool {
+        self.f.tiers && rule.tier.is_none() && rule.explain.is_none() && self.rng.chance(25)
     }
 
     /// A random `@tier` for a state rule (`None`: not written, tier 0).
@@ -1299,14 +1310,17 @@ impl Gen {
         args[c] = Term::Var(z);
         let (explain, label) = self.annotate(s, &args);
         let tier = self.tier();
-        Some(GRule {
+        let mut rule = GRule {
             head: s,
             args,
             body,
             tier,
+            ungated: false,
             explain,
             label,
-        })
+        };
+        rule.ungated = self.ungated(&rule);
+        Some(rule)
     }
 
     /// `s(k, x) :- w(k, x), n = count : { w(k, _) }, n = 1.`: a single candidate left in
@@ -1344,14 +1358,17 @@ impl Gen {
             .collect();
         let (explain, label) = self.annotate(s, &args);
         let tier = self.tier();
-        Some(GRule {
+        let mut rule = GRule {
             head: s,
             args,
             body,
             tier,
+            ungated: false,
             explain,
             label,
-        })
+        };
+        rule.ungated = self.ungated(&rule);
+        Some(rule)
     }
 
     fn render(&self, rule: &GRule, indent: &str) -> String {
@@ -1407,6 +1424,9 @@ impl Gen {
         }
         if let Some(t) = rule.tier {
             ann.push(format!("@tier({t})"));
+        }
+        if rule.ungated {
+            ann.push("@ungated".into());
         }
         if let Some(e) = &rule.explain {
             ann.push(format!("@explain(\"{e}\")"));

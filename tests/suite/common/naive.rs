@@ -18,7 +18,8 @@
 //!   derived facts not in `S_i`. Tier gating: a fact's instance is `fact[key]` (or the
 //!   whole block when `key` is `None`); a tier-`t` rule's new facts are allowed unless
 //!   their instance is the instance of a (raw, ungated) new fact of a rule of a lower
-//!   tier. `S_{i+1} = S_i ∪ facts/inputs of the state relations ∪ allowed`; stop when
+//!   tier. An `@ungated` rule's new facts are always allowed and block nothing.
+//!   `S_{i+1} = S_i ∪ facts/inputs of the state relations ∪ allowed`; stop when
 //!   `S_{i+1} == S_i`, then recompute the views from the final state.
 //! * Rounds: a state fact's round is the smallest `i + 1` with the fact in `S_{i+1}`;
 //!   every other fact (flat relations, views) has round 0.
@@ -184,10 +185,10 @@ fn block(p: &Program, b: BlockId, base: &[BTreeSet<Tuple>], out: &mut Naive) {
         // explained rules, or None if only unexplained rules allowed it.
         let mut allowed: BTreeMap<(RelId, Tuple), Option<Explained>> = BTreeMap::new();
         for (&ri, derived) in &new {
-            let tier = p.rules[ri].tier;
+            let (tier, ungated) = (p.rules[ri].tier, p.rules[ri].ungated);
             let blocked: BTreeSet<Option<Value>> = new
                 .iter()
-                .filter(|(&rj, _)| p.rules[rj].tier < tier)
+                .filter(|(&rj, _)| !ungated && !p.rules[rj].ungated && p.rules[rj].tier < tier)
                 .flat_map(|(_, facts)| facts.keys().map(instance))
                 .collect();
             for (fact, eb) in derived {
