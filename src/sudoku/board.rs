@@ -61,7 +61,9 @@ pub struct Options {
     pub timely_args: Vec<String>,
     /// Report candidates (for dumps and editing).
     pub candidates: bool,
-    /// Report eliminations with their rounds (for editing and stepping).
+    /// Report eliminations with their rounds (for editing and stepping). With this
+    /// or `max_rounds`, rounds are observed: `@ungated` rules are gated as tier 0
+    /// (see [`Program::gated`]).
     pub eliminations: bool,
     /// Produce explain events.
     pub explain: bool,
@@ -154,6 +156,12 @@ pub struct Board {
 
 impl Board {
     pub fn new(program: Arc<Program>, opts: &Options) -> Result<Board, String> {
+        // Rounds are observed when stepping: `@ungated` rules then wait their round.
+        let program = if (opts.eliminations || opts.max_rounds.is_some()) && program.has_ungated() {
+            Arc::new(program.gated())
+        } else {
+            program
+        };
         let rels = Rels::of(&program)?;
         let mut observe = Vec::new();
         let mut add = |r: Option<RelId>, on: bool| {
