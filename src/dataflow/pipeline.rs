@@ -268,41 +268,7 @@ fn render_lazy<'s, T: Time>(
                 let keyed = body_rows
                     .map(move |r| (project(&bg, &r), Some(r)))
                     .concat(groups.map(|g| (g, None)));
-                let (func, target) = (*func, target.clone());
-                let counted = match func {
-                    AggFunc::Count => count_distinct(keyed.clone()),
-                    _ => None,
-                };
-                let values = if let Some(counted) = counted {
-                    counted
-                } else {
-                    keyed.reduce_named(
-                        "Aggregate",
-                        move |_k, input: &[(&Option<Row>, Diff)], output| {
-                            let matches = input
-                                .iter()
-                                .filter(|(v, d)| v.is_some() && *d > 0)
-                                .map(|(v, _)| v.unwrap());
-                            let value = match func {
-                                AggFunc::Count => Some(matches.count() as Value),
-                                AggFunc::Sum => Some(
-                                    matches
-                                        .filter_map(|r| eval(target.as_ref().unwrap(), &r))
-                                        .fold(0 as Value, |a, b| a.wrapping_add(b)),
-                                ),
-                                AggFunc::Min => matches
-                                    .filter_map(|r| eval(target.as_ref().unwrap(), &r))
-                                    .min(),
-                                AggFunc::Max => matches
-                                    .filter_map(|r| eval(target.as_ref().unwrap(), &r))
-                                    .max(),
-                            };
-                            if let Some(v) = value {
-                                output.push((row(&[v]), 1));
-                            }
-                        },
-                    )
-                };
+                let values = aggregate_values(keyed, *func, target.clone());
                 let out = out.clone();
                 if whole {
                     values.map(move |(g, v)| build(&out, &g, &v))
@@ -325,16 +291,54 @@ fn render_lazy<'s, T: Time>(
     (rows, pending)
 }
 
+/// Each group's aggregate value (a one-column row), from (group, Some(body row)) pairs
+/// and one (group, None) marker per group.
+fn aggregate_values<'s, T: Time>(
+    keyed: Collection<'s, T, (Row, Option<Row>)>,
+    func: AggFunc,
+    target: Option<SExpr>,
+) -> Collection<'s, T, (Row, Row)> {
+    if func == AggFunc::Count && T::TOTAL {
+        return count_distinct(keyed);
+    }
+    keyed.reduce_named(
+        "Aggregate",
+        move |_k, input: &[(&Option<Row>, Diff)], output| {
+            let matches = input
+                .iter()
+                .filter(|(v, d)| v.is_some() && *d > 0)
+                .map(|(v, _)| v.unwrap());
+            let value = match func {
+                AggFunc::Count => Some(matches.count() as Value),
+                AggFunc::Sum => Some(
+                    matches
+                        .filter_map(|r| eval(target.as_ref().unwrap(), &r))
+                        .fold(0 as Value, |a, b| a.wrapping_add(b)),
+                ),
+                AggFunc::Min => matches
+                    .filter_map(|r| eval(target.as_ref().unwrap(), &r))
+                    .min(),
+                AggFunc::Max => matches
+                    .filter_map(|r| eval(target.as_ref().unwrap(), &r))
+                    .max(),
+            };
+            if let Some(v) = value {
+                output.push((row(&[v]), 1));
+            }
+        },
+    )
+}
+
 /// Counts, where time is totally ordered: each group's number of distinct body rows,
 /// from (group, Some(row)) pairs and one (group, None) marker per group (so an empty
 /// group counts 0 rather than vanishing). A threshold and a running count replace
 /// the general `reduce`, whose history replay and output trace cost more per round.
 fn count_distinct<'s, T: Time>(
     keyed: Collection<'s, T, (Row, Option<Row>)>,
-) -> Option<Collection<'s, T, (Row, Row)>> {
+) -> Collection<'s, T, (Row, Row)> {
     let groups = T::distinct(keyed).map(|(g, _)| g);
-    let counts = T::count(groups)?;
-    Some(counts.map(|(g, n)| (g, row(&[n as Value - 1]))))
+    let counts = T::count(groups).expect("a totally ordered time counts");
+    counts.map(|(g, n)| (g, row(&[n as Value - 1])))
 }
 
 /// A rule's head rows, and with explanations its (head, [rule, bindings...]) pairs.

@@ -37,6 +37,8 @@ where
 }
 
 pub trait Time: Timestamp + Lattice + Ord {
+    /// Whether this time is totally ordered (then [`Time::count`] is `Some`).
+    const TOTAL: bool;
     /// The round of a time inside a block (0 for the first, and at the top level).
     fn round(&self) -> u32;
     /// One copy of every element with a positive count.
@@ -67,6 +69,7 @@ pub trait Rounds: Time + Refines<u64> {
 }
 
 impl Time for u64 {
+    const TOTAL: bool = true;
     fn round(&self) -> u32 {
         0
     }
@@ -83,6 +86,7 @@ impl Time for u64 {
 }
 
 impl Time for Product<u64, u64> {
+    const TOTAL: bool = false;
     fn round(&self) -> u32 {
         self.inner as u32
     }
@@ -106,6 +110,7 @@ impl Rounds for Product<u64, u64> {
 }
 
 impl Time for (u64, u32) {
+    const TOTAL: bool = true;
     fn round(&self) -> u32 {
         self.1
     }
