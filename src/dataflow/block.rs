@@ -142,13 +142,14 @@ pub fn render_block<'s, R: Rounds>(
 
         // Derivations per (relation, tier), and explained ones per rule.
         let mut heads: HashMap<(RelId, u32), Vec<Collection<'_, R, Row>>> = HashMap::new();
-        // Ungated derivations: added as they are, outside tier gating.
-        let mut ungated: HashMap<RelId, Vec<Collection<'_, R, Row>>> = HashMap::new();
+        // What each state relation gets in round i+1; ungated derivations as they
+        // are, outside tier gating.
+        let mut additions: HashMap<RelId, Vec<Collection<'_, R, Row>>> = HashMap::new();
         let mut explained: Vec<(RelId, u32, Explained<'_, R>)> = Vec::new();
         for rp in spec.rules {
             let (h, ev) = render_rule(&mut ienv, rp);
             if rp.ungated {
-                ungated.entry(rp.head).or_default().push(h);
+                additions.entry(rp.head).or_default().push(h);
                 continue;
             }
             heads.entry((rp.head, rp.tier)).or_default().push(h);
@@ -168,7 +169,6 @@ pub fn render_block<'s, R: Rounds>(
         // instance (one `min` per instance for the whole block, rather than an antijoin
         // per relation and tier: every operator runs in every round).
         let mut allowed: HashMap<RelId, Collection<'_, R, (Row, Row)>> = HashMap::new();
-        let mut additions: HashMap<RelId, Vec<Collection<'_, R, Row>>> = HashMap::new();
         if gated || !explained.is_empty() {
             let mut new: Vec<(RelId, Tagged<'_, R>)> = Vec::new();
             for &s in spec.state {
@@ -235,9 +235,6 @@ pub fn render_block<'s, R: Rounds>(
             }
         }
 
-        for (s, hs) in ungated {
-            additions.entry(s).or_default().extend(hs);
-        }
         // Additions hold only new facts when gated or explained: then S_i must be
         // carried into S_{i+1} explicitly.
         let complete = spec.monotone && !gated && explained.is_empty();

@@ -298,8 +298,11 @@ fn aggregate_values<'s, T: Time>(
     func: AggFunc,
     target: Option<SExpr>,
 ) -> Collection<'s, T, (Row, Row)> {
-    if func == AggFunc::Count && T::TOTAL {
-        return count_distinct(keyed);
+    if func == AggFunc::Count {
+        // The marker counts too: a group's count is one more than its body rows.
+        if let Some(counts) = T::count_distinct(keyed.clone()) {
+            return counts.map(|(g, n)| (g, row(&[n as Value - 1])));
+        }
     }
     keyed.reduce_named(
         "Aggregate",
@@ -327,18 +330,6 @@ fn aggregate_values<'s, T: Time>(
             }
         },
     )
-}
-
-/// Counts, where time is totally ordered: each group's number of distinct body rows,
-/// from (group, Some(row)) pairs and one (group, None) marker per group (so an empty
-/// group counts 0 rather than vanishing). A threshold and a running count replace
-/// the general `reduce`, whose history replay and output trace cost more per round.
-fn count_distinct<'s, T: Time>(
-    keyed: Collection<'s, T, (Row, Option<Row>)>,
-) -> Collection<'s, T, (Row, Row)> {
-    let groups = T::distinct(keyed).map(|(g, _)| g);
-    let counts = T::count(groups).expect("a totally ordered time counts");
-    counts.map(|(g, n)| (g, row(&[n as Value - 1])))
 }
 
 /// A rule's head rows, and with explanations its (head, [rule, bindings...]) pairs.

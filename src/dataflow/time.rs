@@ -15,6 +15,8 @@
 //!   and for commits that only add facts of new instances of a keyed block. The
 //!   session allows only insertions in this rendering.
 
+use std::hash::Hash;
+
 use differential_dataflow::hashable::Hashable;
 use differential_dataflow::lattice::Lattice;
 use differential_dataflow::operators::{CountTotal, ThresholdTotal};
@@ -37,27 +39,30 @@ where
 }
 
 pub trait Time: Timestamp + Lattice + Ord {
-    /// Whether this time is totally ordered (then [`Time::count`] is `Some`).
-    const TOTAL: bool;
     /// The round of a time inside a block (0 for the first, and at the top level).
     fn round(&self) -> u32;
     /// One copy of every element with a positive count.
     fn distinct<'s, D: ExchangeData + Hashable>(
         c: Collection<'s, Self, D>,
     ) -> Collection<'s, Self, D>;
-    /// Each element's multiplicity as it changes, for a totally ordered time (no
-    /// history replay, no output trace); `None` where time is only partially ordered.
-    fn count<'s, D: ExchangeData + Hashable>(
-        c: Collection<'s, Self, D>,
-    ) -> Option<Collection<'s, Self, (D, isize)>>;
+    /// For each key, the number of distinct values it has, as it changes: a
+    /// threshold and a running count (no history replay, no output trace) where time
+    /// is totally ordered; `None`, with nothing built, where it is only partially
+    /// ordered.
+    fn count_distinct<'s, K: ExchangeData + Hash, V: ExchangeData + Hash>(
+        c: Collection<'s, Self, (K, V)>,
+    ) -> Option<Collection<'s, Self, (K, isize)>>;
 }
 
-fn count_total<'s, T, D>(c: Collection<'s, T, D>) -> Option<Collection<'s, T, (D, isize)>>
+fn count_distinct_total<'s, T, K, V>(
+    c: Collection<'s, T, (K, V)>,
+) -> Option<Collection<'s, T, (K, isize)>>
 where
     T: Timestamp + Lattice + timely::order::TotalOrder,
-    D: ExchangeData + Hashable,
+    K: ExchangeData + Hash,
+    V: ExchangeData + Hash,
 {
-    Some(c.count_total())
+    Some(distinct_total(c).map(|(k, _)| k).count_total())
 }
 
 /// The timestamp of a block's rounds, inside an epoch of the top level.
@@ -69,7 +74,6 @@ pub trait Rounds: Time + Refines<u64> {
 }
 
 impl Time for u64 {
-    const TOTAL: bool = true;
     fn round(&self) -> u32 {
         0
     }
@@ -78,15 +82,14 @@ impl Time for u64 {
     ) -> Collection<'s, Self, D> {
         distinct_total(c)
     }
-    fn count<'s, D: ExchangeData + Hashable>(
-        c: Collection<'s, Self, D>,
-    ) -> Option<Collection<'s, Self, (D, isize)>> {
-        count_total(c)
+    fn count_distinct<'s, K: ExchangeData + Hash, V: ExchangeData + Hash>(
+        c: Collection<'s, Self, (K, V)>,
+    ) -> Option<Collection<'s, Self, (K, isize)>> {
+        count_distinct_total(c)
     }
 }
 
 impl Time for Product<u64, u64> {
-    const TOTAL: bool = false;
     fn round(&self) -> u32 {
         self.inner as u32
     }
@@ -95,9 +98,9 @@ impl Time for Product<u64, u64> {
     ) -> Collection<'s, Self, D> {
         c.distinct()
     }
-    fn count<'s, D: ExchangeData + Hashable>(
-        _c: Collection<'s, Self, D>,
-    ) -> Option<Collection<'s, Self, (D, isize)>> {
+    fn count_distinct<'s, K: ExchangeData + Hash, V: ExchangeData + Hash>(
+        _c: Collection<'s, Self, (K, V)>,
+    ) -> Option<Collection<'s, Self, (K, isize)>> {
         None
     }
 }
@@ -110,7 +113,6 @@ impl Rounds for Product<u64, u64> {
 }
 
 impl Time for (u64, u32) {
-    const TOTAL: bool = true;
     fn round(&self) -> u32 {
         self.1
     }
@@ -119,10 +121,10 @@ impl Time for (u64, u32) {
     ) -> Collection<'s, Self, D> {
         distinct_total(c)
     }
-    fn count<'s, D: ExchangeData + Hashable>(
-        c: Collection<'s, Self, D>,
-    ) -> Option<Collection<'s, Self, (D, isize)>> {
-        count_total(c)
+    fn count_distinct<'s, K: ExchangeData + Hash, V: ExchangeData + Hash>(
+        c: Collection<'s, Self, (K, V)>,
+    ) -> Option<Collection<'s, Self, (K, isize)>> {
+        count_distinct_total(c)
     }
 }
 

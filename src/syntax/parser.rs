@@ -724,36 +724,18 @@ impl Parser<'_, '_> {
                 self.error(at.span, format!("unknown annotation '@{name}'"));
                 return Err(Failed);
             }
-            if name == "ungated" {
-                first.get_or_insert(at.span);
-                if let Some(prev) = ann.ungated {
-                    self.ctx.push(
-                        Diagnostic::new(at.span, "annotation @ungated given twice")
-                            .with_note(prev, "first given here"),
-                    );
-                }
-                ann.ungated = Some(at.span);
-                continue;
-            }
-            self.expect(TokenKind::LParen, &format!("'(' after @{name}"))?;
-            let arg = self.peek().clone();
-            let text = match (&arg.kind, name.as_str()) {
-                (TokenKind::Ident(s), "label")
-                | (TokenKind::Str(s), "label" | "explain" | "hint") => s.clone(),
-                (TokenKind::Number(_), "tier") => String::new(),
-                (_, "label") => return Err(self.expected("a name or a string in @label(...)")),
-                (_, "tier") => return Err(self.expected("a number in @tier(...)")),
-                (_, "hint") => return Err(self.expected("a string in @hint(...)")),
-                _ => return Err(self.expected("a string in @explain(...)")),
+            // `@ungated` takes no argument; the others one, in parentheses.
+            let (arg, text, span) = if name == "ungated" {
+                (None, String::new(), at.span)
+            } else {
+                self.annotation_arg(&name, at.span)?
             };
-            self.advance();
-            let close = self.expect(TokenKind::RParen, "')' to close the annotation")?;
-            let span = at.span.to(close.span);
             first.get_or_insert(span);
             let previous = match name.as_str() {
                 "label" => ann.label.as_ref().map(|l| l.1),
                 "tier" => ann.tier.as_ref().map(|t| t.1),
                 "hint" => ann.hint.as_ref().map(|h| h.1),
+                "ungated" => ann.ungated,
                 _ => ann.explain.as_ref().map(|e| e.1),
             };
             if let Some(prev) = previous {
@@ -766,10 +748,11 @@ impl Parser<'_, '_> {
             match name.as_str() {
                 "label" => ann.label = Some((text, span)),
                 "tier" => {
-                    let n = self.number(&arg)?;
+                    let n = self.number(arg.as_ref().expect("@tier has an argument"))?;
                     ann.tier = Some((n as u32, span));
                 }
                 "hint" => ann.hint = Some((text, span)),
+                "ungated" => ann.ungated = Some(span),
                 _ => ann.explain = Some((text, span)),
             }
         }
@@ -781,6 +764,26 @@ impl Parser<'_, '_> {
             }
             (_, None) => Err(self.expected("an annotation")),
         }
+    }
+
+    /// An annotation's `(argument)`, after `@name` at `at`: the argument's token, its
+    /// text (for labels and templates) and the span of the whole annotation.
+    fn annotation_arg(&mut self, name: &str, at: Span) -> PResult<(Option<Token>, String, Span)> {
+        self.expect(TokenKind::LParen, &format!("'(' after @{name}"))?;
+        let arg = self.peek().clone();
+        let text = match (&arg.kind, name) {
+            (TokenKind::Ident(s), "label") | (TokenKind::Str(s), "label" | "explain" | "hint") => {
+                s.clone()
+            }
+            (TokenKind::Number(_), "tier") => String::new(),
+            (_, "label") => return Err(self.expected("a name or a string in @label(...)")),
+            (_, "tier") => return Err(self.expected("a number in @tier(...)")),
+            (_, "hint") => return Err(self.expected("a string in @hint(...)")),
+            _ => return Err(self.expected("a string in @explain(...)")),
+        };
+        self.advance();
+        let close = self.expect(TokenKind::RParen, "')' to close the annotation")?;
+        Ok((Some(arg), text, at.to(close.span)))
     }
 
     /// `head.` or `head :- body.`; the current token is the head's relation name.
@@ -1730,6 +1733,15 @@ mod tests {
                |                    ^^^^^^^^\n\
              t.dl:1:1: note: first given here\n\
              1 | @tier(1) @label(a) @tier(2)\n  \
+               | ^^^^^^^^\n"
+        );
+        assert_eq!(
+            errors("@ungated @label(a) @ungated\nh(x) :- a(x)."),
+            "t.dl:1:20: error: annotation @ungated given twice\n\
+             1 | @ungated @label(a) @ungated\n  \
+               |                    ^^^^^^^^\n\
+             t.dl:1:1: note: first given here\n\
+             1 | @ungated @label(a) @ungated\n  \
                | ^^^^^^^^\n"
         );
         assert_eq!(
