@@ -682,6 +682,10 @@ enum Variant {
 /// or one line for the whole grid): letters, the same one for the cells of a region.
 /// On error: line, column and message.
 fn regions(mut p: Puzzle, rows: &[(usize, String)]) -> Result<Puzzle, (usize, usize, String)> {
+    let first = rows.first().map_or(p.line, |r| r.0);
+    let last = rows.last().map_or(p.line, |r| r.0);
+    // Every error names the whole region grid: its lines are consumed with it.
+    let grid = line_range(first, last);
     let mut labels = Vec::with_capacity(p.grid.shape.cells());
     let mut at = Vec::with_capacity(p.grid.shape.cells());
     for (line, text) in rows {
@@ -691,7 +695,7 @@ fn regions(mut p: Puzzle, rows: &[(usize, String)]) -> Result<Puzzle, (usize, us
                     *line,
                     i + 1,
                     format!(
-                        "'{}' is not a region letter: a region grid has one letter per cell, the same letter for the cells of one region",
+                        "'{}' is not a region letter: a region grid has one letter per cell, the same letter for the cells of one region (region grid of {grid})",
                         ch.escape_debug()
                     ),
                 ));
@@ -700,8 +704,6 @@ fn regions(mut p: Puzzle, rows: &[(usize, String)]) -> Result<Puzzle, (usize, us
             at.push((*line, i + 1));
         }
     }
-    let first = rows.first().map_or(p.line, |r| r.0);
-    let last = rows.last().map_or(p.line, |r| r.0);
     match p.grid.shape.jigsaw(&labels) {
         Ok(shape) => {
             p.grid.shape = shape;
@@ -709,7 +711,6 @@ fn regions(mut p: Puzzle, rows: &[(usize, String)]) -> Result<Puzzle, (usize, us
         }
         Err((cell, msg)) => {
             let (line, col) = at.get(cell).copied().unwrap_or((first, 1));
-            let grid = line_range(first, last);
             Err((line, col, format!("{msg} (region grid of {grid})")))
         }
     }
@@ -1206,7 +1207,13 @@ mod tests {
             ),
             (
                 format!("jigsaw\n{SIMPLE_LINE}\n{}\nGGHHHH.II\n", rows(8)),
-                vec!["b:11:7: '.' is not a region letter: a region grid has one letter per cell, the same letter for the cells of one region, for the jigsaw puzzle at lines 1-2"],
+                vec!["b:11:7: '.' is not a region letter: a region grid has one letter per cell, the same letter for the cells of one region (region grid of lines 3-11), for the jigsaw puzzle at lines 1-2"],
+            ),
+            // ... and in a middle row, so the rows after it are named too (found by
+            // the puzzle fuzz target).
+            (
+                format!("jigsaw\n{SIMPLE_LINE}\n{}\nE;AFFCFCD\n{}\n", rows(3), REGION_ROWS[4..].join("\n")),
+                vec!["b:6:2: ';' is not a region letter: a region grid has one letter per cell, the same letter for the cells of one region (region grid of lines 3-11), for the jigsaw puzzle at lines 1-2"],
             ),
             // Markers without a puzzle.
             (
