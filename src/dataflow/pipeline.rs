@@ -220,13 +220,22 @@ fn render_lazy<'s, T: Time>(
                 filter,
                 out,
             } => {
-                let arr = env.rows(*rel, key_cols);
                 let (probe, filter, out) = (probe.clone(), filter.clone(), out.clone());
                 let pend = std::mem::take(&mut pending);
-                rows.flat_map(move |r| pend.apply(r).map(|r| (key_of(&probe, &r), r)))
-                    .join_core(arr, move |_k, l, r| {
+                let keyed = rows.flat_map(move |r| pend.apply(r).map(|r| (key_of(&probe, &r), r)));
+                if key_cols.iter().copied().eq(0..env.arities[*rel]) {
+                    // Keyed by the whole row: the key is the row, and the arrangement
+                    // of keys alone (shared with antijoins) serves.
+                    let arr = env.keys(*rel, key_cols);
+                    keyed.join_core(arr, move |k, l, &()| {
+                        filter.accepts(k).then(|| build(&out, l, k))
+                    })
+                } else {
+                    let arr = env.rows(*rel, key_cols);
+                    keyed.join_core(arr, move |_k, l, r| {
                         filter.accepts(r).then(|| build(&out, l, r))
                     })
+                }
             }
             Step::Antijoin {
                 rel,
@@ -248,6 +257,7 @@ fn render_lazy<'s, T: Time>(
                 bound,
                 out,
                 body_group,
+                body_set,
             } => {
                 let rows = std::mem::take(&mut pending).render(rows);
                 // When the group is the whole incoming row, the rows are their own
@@ -257,8 +267,11 @@ fn render_lazy<'s, T: Time>(
                     && !group.is_empty()
                     && group.iter().copied().eq(0..group.len())
                     && width == group.len();
+                // A count over a body that yields a set counts without deduplication
+                // when its groups are a set too (and time is totally ordered).
+                let set_count = *func == AggFunc::Count && *body_set && T::TOTAL;
                 let g = group.clone();
-                let groups = if whole {
+                let groups = if whole && !set_count {
                     rows.clone()
                 } else {
                     T::distinct(rows.clone().map(move |r| project(&g, &r)))
@@ -268,7 +281,7 @@ fn render_lazy<'s, T: Time>(
                 let keyed = body_rows
                     .map(move |r| (project(&bg, &r), Some(r)))
                     .concat(groups.map(|g| (g, None)));
-                let values = aggregate_values(keyed, *func, target.clone());
+                let values = aggregate_values(keyed, *func, target.clone(), set_count);
                 let out = out.clone();
                 if whole {
                     values.map(move |(g, v)| build(&out, &g, &v))
@@ -292,15 +305,16 @@ fn render_lazy<'s, T: Time>(
 }
 
 /// Each group's aggregate value (a one-column row), from (group, Some(body row)) pairs
-/// and one (group, None) marker per group.
+/// and one (group, None) marker per group; `distinct`: those pairs are a set.
 fn aggregate_values<'s, T: Time>(
     keyed: Collection<'s, T, (Row, Option<Row>)>,
     func: AggFunc,
     target: Option<SExpr>,
+    distinct: bool,
 ) -> Collection<'s, T, (Row, Row)> {
     if func == AggFunc::Count {
         // The marker counts too: a group's count is one more than its body rows.
-        if let Some(counts) = T::count_distinct(keyed.clone()) {
+        if let Some(counts) = T::count_distinct(keyed.clone(), distinct) {
             return counts.map(|(g, n)| (g, row(&[n as Value - 1])));
         }
     }

@@ -39,6 +39,9 @@ where
 }
 
 pub trait Time: Timestamp + Lattice + Ord {
+    /// Totally ordered: [`Time::count_distinct`] builds a count (and a caller that
+    /// will count may prepare its input for it).
+    const TOTAL: bool;
     /// The round of a time inside a block (0 for the first, and at the top level).
     fn round(&self) -> u32;
     /// One copy of every element with a positive count.
@@ -46,23 +49,26 @@ pub trait Time: Timestamp + Lattice + Ord {
         c: Collection<'s, Self, D>,
     ) -> Collection<'s, Self, D>;
     /// For each key, the number of distinct values it has, as it changes: a
-    /// threshold and a running count (no history replay, no output trace) where time
-    /// is totally ordered; `None`, with nothing built, where it is only partially
-    /// ordered.
+    /// threshold (unless `distinct`: the pairs are a set already) and a running count
+    /// (no history replay, no output trace) where time is totally ordered (`TOTAL`);
+    /// `None`, with nothing built, where it is only partially ordered.
     fn count_distinct<'s, K: ExchangeData + Hash, V: ExchangeData + Hash>(
         c: Collection<'s, Self, (K, V)>,
+        distinct: bool,
     ) -> Option<Collection<'s, Self, (K, isize)>>;
 }
 
 fn count_distinct_total<'s, T, K, V>(
     c: Collection<'s, T, (K, V)>,
+    distinct: bool,
 ) -> Option<Collection<'s, T, (K, isize)>>
 where
     T: Timestamp + Lattice + timely::order::TotalOrder,
     K: ExchangeData + Hash,
     V: ExchangeData + Hash,
 {
-    Some(distinct_total(c).map(|(k, _)| k).count_total())
+    let c = if distinct { c } else { distinct_total(c) };
+    Some(c.map(|(k, _)| k).count_total())
 }
 
 /// The timestamp of a block's rounds, inside an epoch of the top level.
@@ -74,6 +80,7 @@ pub trait Rounds: Time + Refines<u64> {
 }
 
 impl Time for u64 {
+    const TOTAL: bool = true;
     fn round(&self) -> u32 {
         0
     }
@@ -84,12 +91,14 @@ impl Time for u64 {
     }
     fn count_distinct<'s, K: ExchangeData + Hash, V: ExchangeData + Hash>(
         c: Collection<'s, Self, (K, V)>,
+        distinct: bool,
     ) -> Option<Collection<'s, Self, (K, isize)>> {
-        count_distinct_total(c)
+        count_distinct_total(c, distinct)
     }
 }
 
 impl Time for Product<u64, u64> {
+    const TOTAL: bool = false;
     fn round(&self) -> u32 {
         self.inner as u32
     }
@@ -100,6 +109,7 @@ impl Time for Product<u64, u64> {
     }
     fn count_distinct<'s, K: ExchangeData + Hash, V: ExchangeData + Hash>(
         _c: Collection<'s, Self, (K, V)>,
+        _distinct: bool,
     ) -> Option<Collection<'s, Self, (K, isize)>> {
         None
     }
@@ -113,6 +123,7 @@ impl Rounds for Product<u64, u64> {
 }
 
 impl Time for (u64, u32) {
+    const TOTAL: bool = true;
     fn round(&self) -> u32 {
         self.1
     }
@@ -123,8 +134,9 @@ impl Time for (u64, u32) {
     }
     fn count_distinct<'s, K: ExchangeData + Hash, V: ExchangeData + Hash>(
         c: Collection<'s, Self, (K, V)>,
+        distinct: bool,
     ) -> Option<Collection<'s, Self, (K, isize)>> {
-        count_distinct_total(c)
+        count_distinct_total(c, distinct)
     }
 }
 

@@ -119,6 +119,9 @@ pub enum Step {
         out: Vec<Pick>,
         /// Slots of the group's variables in the body's final row.
         body_group: Vec<usize>,
+        /// The body keeps every variable of its atoms, so (relations being sets) a
+        /// set of groups gives a set of body rows: a count needs no deduplication.
+        body_set: bool,
     },
 }
 
@@ -678,6 +681,14 @@ fn plan_pipeline(
                     .iter()
                     .map(|v| pipe.layout.iter().position(|x| x == v).expect("group kept"))
                     .collect();
+                let body_set = inner.iter().all(|l| match l {
+                    Literal::Atom { args, .. } => args.iter().all(|t| match t {
+                        Term::Var(v) => pipe.layout.contains(v),
+                        Term::Const(_) => true,
+                        Term::Wild => false,
+                    }),
+                    _ => true,
+                });
                 let bound_slot = bound[*result].then(|| slot(&layout, *result));
                 bound[*result] = true;
                 let mut with = layout.clone();
@@ -704,6 +715,7 @@ fn plan_pipeline(
                     bound: bound_slot,
                     out,
                     body_group,
+                    body_set,
                 });
                 layout = keep_now;
             }
