@@ -15,39 +15,39 @@ use std::collections::HashMap;
 
 use differential_dataflow::collection::concatenate;
 use differential_dataflow::operators::iterate::VecVariable;
-use differential_dataflow::{AsCollection, VecCollection as Collection};
+use differential_dataflow::{AsCollection, ExchangeData, VecCollection as Collection};
 use timely::dataflow::operators::vec::{Filter, Map};
 use timely::dataflow::Scope;
 
 use super::pipeline::{render_rule, Env};
-use super::row::{row, Row};
+use super::row::{row, Wide};
 use super::time::Rounds;
 use crate::check::ir::{RelId, Value};
 use crate::plan::RulePlan;
 
 /// (fact, [tier]) pairs: derivations tagged with the tier of their rule.
-type Tagged<'s, R> = Collection<'s, R, (Row, Row)>;
+type Tagged<'s, R, const W: usize> = Collection<'s, R, (Wide<W>, Wide<W>)>;
 /// (head, [rule, bindings...]) pairs: explained derivations.
-type Explained<'s, T> = Collection<'s, T, (Row, Row)>;
+type Explained<'s, T, const W: usize> = Collection<'s, T, (Wide<W>, Wide<W>)>;
 /// A relation leaving a block: its final contents (when read outside the block), and
 /// tagged with first rounds (when observed).
-pub type LeftRel<'s> = (
+pub type LeftRel<'s, const W: usize> = (
     RelId,
-    Option<Collection<'s, u64, Row>>,
-    Option<Collection<'s, u64, (Row, u32)>>,
+    Option<Collection<'s, u64, Wide<W>>>,
+    Option<Collection<'s, u64, (Wide<W>, u32)>>,
 );
 /// Explain events leaving a block, tagged with their rounds.
-pub type LeftEvents<'s> = Collection<'s, u64, ((Row, Row), u32)>;
+pub type LeftEvents<'s, const W: usize> = Collection<'s, u64, ((Wide<W>, Wide<W>), u32)>;
 
 /// What leaves a block.
-pub struct BlockOut<'s> {
+pub struct BlockOut<'s, const W: usize> {
     /// (relation, final contents, contents tagged with first round); views have round
     /// 0. Only what [`BlockSpec::leaves`] asks for leaves the block: every output of
     /// the block's scope costs timely's progress tracking (its reachability summaries
     /// run from every operator of the block to every output), so a view that nothing
     /// outside reads stays inside.
-    pub rels: Vec<LeftRel<'s>>,
-    pub events: Option<LeftEvents<'s>>,
+    pub rels: Vec<LeftRel<'s, W>>,
+    pub events: Option<LeftEvents<'s, W>>,
 }
 
 pub struct BlockSpec<'p> {
@@ -76,7 +76,7 @@ pub struct BlockSpec<'p> {
 }
 
 /// The key of the least-tier arrangement: the instance's value and a tier.
-fn instance_tier(instance: &Row, tier: Value, keyed: bool) -> Row {
+fn instance_tier<const W: usize>(instance: &Wide<W>, tier: Value, keyed: bool) -> Wide<W> {
     if keyed {
         row(&[instance[0], tier])
     } else {
@@ -100,12 +100,15 @@ fn limit<'s, R: Rounds, D: Clone + 'static>(
 
 /// Renders a block in a scope of its own whose rounds are timed by `R` (see
 /// [`super::time`]: incremental or batch).
-pub fn render_block<'s, R: Rounds>(
-    env: &mut Env<'s, u64>,
+pub fn render_block<'s, R: Rounds, const W: usize>(
+    env: &mut Env<'s, u64, W>,
     scope: Scope<'s, u64>,
-    inputs: &HashMap<RelId, Collection<'s, u64, Row>>,
+    inputs: &HashMap<RelId, Collection<'s, u64, Wide<W>>>,
     spec: BlockSpec<'_>,
-) -> BlockOut<'s> {
+) -> BlockOut<'s, W>
+where
+    Wide<W>: ExchangeData,
+{
     scope.scoped::<R, _, _>(R::NAME, |inner| {
         let mut ienv = Env::new(
             env.unit.clone().enter(inner),
@@ -119,7 +122,7 @@ pub fn render_block<'s, R: Rounds>(
         let step = R::step();
         let mut vars = Vec::new();
         for &s in spec.state {
-            let (var, cur) = VecVariable::<R, Row, isize>::new(inner, step.clone());
+            let (var, cur) = VecVariable::<R, Wide<W>, isize>::new(inner, step.clone());
             ienv.rels.insert(s, cur.clone());
             vars.push((s, var, cur));
         }
@@ -141,11 +144,11 @@ pub fn render_block<'s, R: Rounds>(
         }
 
         // Derivations per (relation, tier), and explained ones per rule.
-        let mut heads: HashMap<(RelId, u32), Vec<Collection<'_, R, Row>>> = HashMap::new();
+        let mut heads: HashMap<(RelId, u32), Vec<Collection<'_, R, Wide<W>>>> = HashMap::new();
         // What each state relation gets in round i+1; ungated derivations as they
         // are, outside tier gating.
-        let mut additions: HashMap<RelId, Vec<Collection<'_, R, Row>>> = HashMap::new();
-        let mut explained: Vec<(RelId, u32, Explained<'_, R>)> = Vec::new();
+        let mut additions: HashMap<RelId, Vec<Collection<'_, R, Wide<W>>>> = HashMap::new();
+        let mut explained: Vec<(RelId, u32, Explained<'_, R, W>)> = Vec::new();
         for rp in spec.rules {
             let (h, ev) = render_rule(&mut ienv, rp);
             if rp.ungated {
@@ -159,7 +162,7 @@ pub fn render_block<'s, R: Rounds>(
         }
         let gated = spec.tiers.len() > 1;
         let key = spec.key;
-        let instance = move |r: &Row| match key {
+        let instance = move |r: &Wide<W>| match key {
             Some(k) => row(&[r[k]]),
             None => row(&[]),
         };
@@ -168,11 +171,11 @@ pub fn render_block<'s, R: Rounds>(
         // tier may add: a fact's tier must be the least tier with anything new for its
         // instance (one `min` per instance for the whole block, rather than an antijoin
         // per relation and tier: every operator runs in every round).
-        let mut allowed: HashMap<RelId, Collection<'_, R, (Row, Row)>> = HashMap::new();
+        let mut allowed: HashMap<RelId, Collection<'_, R, (Wide<W>, Wide<W>)>> = HashMap::new();
         if gated || !explained.is_empty() {
-            let mut new: Vec<(RelId, Tagged<'_, R>)> = Vec::new();
+            let mut new: Vec<(RelId, Tagged<'_, R, W>)> = Vec::new();
             for &s in spec.state {
-                let tagged: Vec<Collection<'_, R, (Row, Row)>> = spec
+                let tagged: Vec<Collection<'_, R, (Wide<W>, Wide<W>)>> = spec
                     .tiers
                     .iter()
                     .filter_map(|&t| {
@@ -197,7 +200,7 @@ pub fn render_block<'s, R: Rounds>(
                     new.iter()
                         .map(|(_, n)| n.clone().map(move |(r, t)| (instance(&r), t))),
                 )
-                .reduce_named("LeastTier", |_inst, input: &[(&Row, isize)], out| {
+                .reduce_named("LeastTier", |_inst, input: &[(&Wide<W>, isize)], out| {
                     if let Some((t, _)) = input.iter().find(|(_, d)| *d > 0) {
                         out.push((**t, 1));
                     }
@@ -251,7 +254,7 @@ pub fn render_block<'s, R: Rounds>(
             let tagged = tag.then(|| {
                 cur.inner
                     .clone()
-                    .map(|(r, t, d): (Row, R, isize)| ((r, t.round()), t, d))
+                    .map(|(r, t, d): (Wide<W>, R, isize)| ((r, t.round()), t, d))
                     .as_collection()
                     .leave(scope)
             });
@@ -274,12 +277,12 @@ pub fn render_block<'s, R: Rounds>(
             // Explained derivations of allowed facts, by rules of the allowed tier.
             let tier_of = spec.rule_tiers.to_vec();
             // Ordered: every worker must build the same operators in the same order.
-            let mut by_rel: std::collections::BTreeMap<RelId, Vec<Explained<'_, R>>> =
+            let mut by_rel: std::collections::BTreeMap<RelId, Vec<Explained<'_, R, W>>> =
                 Default::default();
             for (s, _t, ev) in explained {
                 by_rel.entry(s).or_default().push(ev);
             }
-            let by_rel: Vec<(RelId, Vec<Explained<'_, R>>)> = by_rel
+            let by_rel: Vec<(RelId, Vec<Explained<'_, R, W>>)> = by_rel
                 .into_iter()
                 .map(|(s, evs)| {
                     let ok = allowed[&s].clone().arrange_by_key();
@@ -294,7 +297,7 @@ pub fn render_block<'s, R: Rounds>(
             for (_, evs) in by_rel {
                 let chosen = concatenate(inner, evs).reduce_named(
                     "FirstReason",
-                    |_head, input: &[(&Row, isize)], out| {
+                    |_head, input: &[(&Wide<W>, isize)], out| {
                         if let Some((b, _)) = input.iter().find(|(_, d)| *d > 0) {
                             out.push((**b, 1));
                         }
@@ -302,7 +305,7 @@ pub fn render_block<'s, R: Rounds>(
                 );
                 all.push(chosen);
             }
-            let (var, acc) = VecVariable::<R, (Row, Row), isize>::new(inner, step);
+            let (var, acc) = VecVariable::<R, (Wide<W>, Wide<W>), isize>::new(inner, step);
             let next = limit(
                 R::distinct(concatenate(inner, all).concat(acc.clone())),
                 spec.max_rounds,
@@ -310,7 +313,7 @@ pub fn render_block<'s, R: Rounds>(
             var.set(next);
             Some(
                 acc.inner
-                    .map(|(e, t, d): ((Row, Row), R, isize)| ((e, t.round()), t, d))
+                    .map(|(e, t, d): ((Wide<W>, Wide<W>), R, isize)| ((e, t.round()), t, d))
                     .as_collection()
                     .leave(scope),
             )

@@ -1,5 +1,5 @@
 //! Rule bodies: a [`Pipeline`] rendered as a chain of maps, joins, antijoins and
-//! reduces over [`Row`]s, in any scope (the top level or a block's iterative scope).
+//! reduces over rows ([`Wide`]), in any scope (the top level or a block's iterative scope).
 //!
 //! In: the collections of the relations a rule reads ([`Env::rels`]). Out: the rows
 //! of bound variables the pipeline ends with. Arrangements of relations are built on
@@ -9,34 +9,39 @@ use std::collections::HashMap;
 
 use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
 use differential_dataflow::trace::implementations::{KeySpine, ValSpine};
+use differential_dataflow::ExchangeData;
 use differential_dataflow::VecCollection as Collection;
 
 use super::profile::ProfileCell;
-use super::row::{build, project, row, Row};
+use super::row::{build, project, row, Wide};
 use super::time::Time;
 use crate::check::ir::{AggFunc, CmpOp, RelId, Symbols, Value};
 use crate::plan::{Pick, Pipeline, RulePlan, SExpr, Source, Step};
 
 pub type Diff = isize;
-pub type RowArr<'s, T> = Arranged<'s, TraceAgent<ValSpine<Row, Row, T, Diff>>>;
-pub type KeyArr<'s, T> = Arranged<'s, TraceAgent<KeySpine<Row, T, Diff>>>;
+pub type RowArr<'s, T, const W: usize> =
+    Arranged<'s, TraceAgent<ValSpine<Wide<W>, Wide<W>, T, Diff>>>;
+pub type KeyArr<'s, T, const W: usize> = Arranged<'s, TraceAgent<KeySpine<Wide<W>, T, Diff>>>;
 
 /// What a scope knows: relation contents and the arrangements built so far.
-pub struct Env<'s, T: Time> {
-    pub rels: HashMap<RelId, Collection<'s, T, Row>>,
+pub struct Env<'s, T: Time, const W: usize> {
+    pub rels: HashMap<RelId, Collection<'s, T, Wide<W>>>,
     pub arities: Vec<usize>,
-    rows: HashMap<(RelId, Vec<usize>), RowArr<'s, T>>,
-    keys: HashMap<(RelId, Vec<usize>), KeyArr<'s, T>>,
-    pub unit: Collection<'s, T, Row>,
+    rows: HashMap<(RelId, Vec<usize>), RowArr<'s, T, W>>,
+    keys: HashMap<(RelId, Vec<usize>), KeyArr<'s, T, W>>,
+    pub unit: Collection<'s, T, Wide<W>>,
     /// With `--profile`: where each rule's operators and derivations are recorded.
     pub profile: Option<ProfileCell>,
     /// The program's symbol names, for filters that order symbols by their text.
     pub symbols: Symbols,
 }
 
-impl<'s, T: Time> Env<'s, T> {
+impl<'s, T: Time, const W: usize> Env<'s, T, W>
+where
+    Wide<W>: ExchangeData,
+{
     pub fn new(
-        unit: Collection<'s, T, Row>,
+        unit: Collection<'s, T, Wide<W>>,
         arities: Vec<usize>,
         profile: Option<ProfileCell>,
         symbols: Symbols,
@@ -57,7 +62,7 @@ impl<'s, T: Time> Env<'s, T> {
         self.unit.inner.scope().worker().peek_identifier()
     }
 
-    fn rel(&self, rel: RelId) -> Collection<'s, T, Row> {
+    fn rel(&self, rel: RelId) -> Collection<'s, T, Wide<W>> {
         self.rels
             .get(&rel)
             .expect("relations are rendered before they are read")
@@ -65,7 +70,7 @@ impl<'s, T: Time> Env<'s, T> {
     }
 
     /// `rel` arranged by `cols`, each entry's value the whole row.
-    fn rows(&mut self, rel: RelId, cols: &[usize]) -> RowArr<'s, T> {
+    fn rows(&mut self, rel: RelId, cols: &[usize]) -> RowArr<'s, T, W> {
         if let Some(a) = self.rows.get(&(rel, cols.to_vec())) {
             return a.clone();
         }
@@ -79,12 +84,12 @@ impl<'s, T: Time> Env<'s, T> {
     }
 
     /// The distinct projections of `rel` onto `cols`, arranged (shared).
-    pub fn keys_pub(&mut self, rel: RelId, cols: &[usize]) -> KeyArr<'s, T> {
+    pub fn keys_pub(&mut self, rel: RelId, cols: &[usize]) -> KeyArr<'s, T, W> {
         self.keys(rel, cols)
     }
 
     /// The distinct projections of `rel` onto `cols`, arranged.
-    fn keys(&mut self, rel: RelId, cols: &[usize]) -> KeyArr<'s, T> {
+    fn keys(&mut self, rel: RelId, cols: &[usize]) -> KeyArr<'s, T, W> {
         if let Some(a) = self.keys.get(&(rel, cols.to_vec())) {
             return a.clone();
         }
@@ -103,11 +108,11 @@ impl<'s, T: Time> Env<'s, T> {
     }
 }
 
-fn key_of(probe: &[Pick], r: &Row) -> Row {
+fn key_of<const W: usize>(probe: &[Pick], r: &Wide<W>) -> Wide<W> {
     build(probe, r, &[])
 }
 
-fn eval(e: &SExpr, r: &Row) -> Option<Value> {
+fn eval<const W: usize>(e: &SExpr, r: &Wide<W>) -> Option<Value> {
     e.eval(r)
 }
 
@@ -132,14 +137,14 @@ impl Pending {
         self.0.is_empty()
     }
     #[inline]
-    fn apply(&self, mut r: Row) -> Option<Row> {
+    fn apply<const W: usize>(&self, mut r: Wide<W>) -> Option<Wide<W>> {
         for stage in &self.0 {
             match stage {
                 Stage::Scan(filter, out) => {
                     if !filter.accepts(&r) {
                         return None;
                     }
-                    r = build(out, &[0; super::row::WIDTH], &r);
+                    r = build(out, &[0; W], &r);
                 }
                 Stage::Step(Step::Filter { lhs, op, rhs, .. }) => {
                     match (eval(lhs, &r), eval(rhs, &r)) {
@@ -162,7 +167,13 @@ impl Pending {
         Some(r)
     }
     /// Renders the pending stages (if any) as one operator.
-    fn render<'s, T: Time>(self, rows: Collection<'s, T, Row>) -> Collection<'s, T, Row> {
+    fn render<'s, T: Time, const W: usize>(
+        self,
+        rows: Collection<'s, T, Wide<W>>,
+    ) -> Collection<'s, T, Wide<W>>
+    where
+        Wide<W>: ExchangeData,
+    {
         if self.is_empty() {
             rows
         } else {
@@ -172,21 +183,27 @@ impl Pending {
 }
 
 /// Renders a pipeline. `given` feeds a `Source::Given`.
-pub fn render_pipeline<'s, T: Time>(
-    env: &mut Env<'s, T>,
+pub fn render_pipeline<'s, T: Time, const W: usize>(
+    env: &mut Env<'s, T, W>,
     p: &Pipeline,
-    given: Option<Collection<'s, T, Row>>,
-) -> Collection<'s, T, Row> {
+    given: Option<Collection<'s, T, Wide<W>>>,
+) -> Collection<'s, T, Wide<W>>
+where
+    Wide<W>: ExchangeData,
+{
     let (rows, pending) = render_lazy(env, p, given);
     pending.render(rows)
 }
 
 /// Renders a pipeline but its trailing stateless stages, which are returned.
-fn render_lazy<'s, T: Time>(
-    env: &mut Env<'s, T>,
+fn render_lazy<'s, T: Time, const W: usize>(
+    env: &mut Env<'s, T, W>,
     p: &Pipeline,
-    given: Option<Collection<'s, T, Row>>,
-) -> (Collection<'s, T, Row>, Pending) {
+    given: Option<Collection<'s, T, Wide<W>>>,
+) -> (Collection<'s, T, Wide<W>>, Pending)
+where
+    Wide<W>: ExchangeData,
+{
     let mut pending = Pending::default();
     let mut rows = match &p.source {
         Source::Scan { rel, filter, out } => {
@@ -306,12 +323,15 @@ fn render_lazy<'s, T: Time>(
 
 /// Each group's aggregate value (a one-column row), from (group, Some(body row)) pairs
 /// and one (group, None) marker per group; `distinct`: those pairs are a set.
-fn aggregate_values<'s, T: Time>(
-    keyed: Collection<'s, T, (Row, Option<Row>)>,
+fn aggregate_values<'s, T: Time, const W: usize>(
+    keyed: Collection<'s, T, (Wide<W>, Option<Wide<W>>)>,
     func: AggFunc,
     target: Option<SExpr>,
     distinct: bool,
-) -> Collection<'s, T, (Row, Row)> {
+) -> Collection<'s, T, (Wide<W>, Wide<W>)>
+where
+    Wide<W>: ExchangeData,
+{
     if func == AggFunc::Count {
         // The marker counts too: a group's count is one more than its body rows.
         if let Some(counts) = T::count_distinct(keyed.clone(), distinct) {
@@ -320,7 +340,7 @@ fn aggregate_values<'s, T: Time>(
     }
     keyed.reduce_named(
         "Aggregate",
-        move |_k, input: &[(&Option<Row>, Diff)], output| {
+        move |_k, input: &[(&Option<Wide<W>>, Diff)], output| {
             let matches = input
                 .iter()
                 .filter(|(v, d)| v.is_some() && *d > 0)
@@ -347,14 +367,20 @@ fn aggregate_values<'s, T: Time>(
 }
 
 /// A rule's head rows, and with explanations its (head, [rule, bindings...]) pairs.
-pub type RuleOutput<'s, T> = (
-    Collection<'s, T, Row>,
-    Option<Collection<'s, T, (Row, Row)>>,
+pub type RuleOutput<'s, T, const W: usize> = (
+    Collection<'s, T, Wide<W>>,
+    Option<Collection<'s, T, (Wide<W>, Wide<W>)>>,
 );
 
 /// Renders a rule: its head rows, and with explanations (head, [rule, bindings...]).
 /// With a profile, the rule's operators and derivations are recorded.
-pub fn render_rule<'s, T: Time>(env: &mut Env<'s, T>, rp: &RulePlan) -> RuleOutput<'s, T> {
+pub fn render_rule<'s, T: Time, const W: usize>(
+    env: &mut Env<'s, T, W>,
+    rp: &RulePlan,
+) -> RuleOutput<'s, T, W>
+where
+    Wide<W>: ExchangeData,
+{
     let first = env.next_operator();
     let (mut heads, explained) = render_rule_body(env, rp);
     if let Some(profile) = env.profile.clone() {
@@ -366,7 +392,13 @@ pub fn render_rule<'s, T: Time>(env: &mut Env<'s, T>, rp: &RulePlan) -> RuleOutp
     (heads, explained)
 }
 
-fn render_rule_body<'s, T: Time>(env: &mut Env<'s, T>, rp: &RulePlan) -> RuleOutput<'s, T> {
+fn render_rule_body<'s, T: Time, const W: usize>(
+    env: &mut Env<'s, T, W>,
+    rp: &RulePlan,
+) -> RuleOutput<'s, T, W>
+where
+    Wide<W>: ExchangeData,
+{
     let (rows, pending) = render_lazy(env, &rp.body, None);
     let head = rp.head_out.clone();
     match &rp.explain {

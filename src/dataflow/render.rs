@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use differential_dataflow::collection::concatenate;
 use differential_dataflow::input::{Input, InputSession};
-use differential_dataflow::{AsCollection, VecCollection as Collection};
+use differential_dataflow::{AsCollection, ExchangeData, VecCollection as Collection};
 use timely::dataflow::operators::probe::Handle as ProbeHandle;
 use timely::dataflow::operators::Exchange;
 use timely::dataflow::Scope;
@@ -15,7 +15,7 @@ use timely::order::Product;
 use super::block::{render_block, BlockSpec};
 use super::pipeline::{render_rule, Env};
 use super::profile::ProfileCell;
-use super::row::Row;
+use super::row::{rewiden, row, Row, Wide};
 use super::time::Time;
 use crate::check::ir::{Program, RelId};
 use crate::plan::{Pipeline, Plan, Source, Step, StratumPlan};
@@ -51,13 +51,55 @@ pub struct Outputs {
     pub gather: bool,
 }
 
-/// Handles to a rendered dataflow.
+/// Handles to a rendered dataflow: where facts go in, and the probe that says when
+/// an epoch is done. Rows go in at the host's width ([`Row`]) whatever width the
+/// dataflow was rendered at.
 pub struct Dataflow {
-    /// One input per relation, in relation order.
-    pub inputs: Vec<InputSession<u64, Row, isize>>,
-    /// The unit relation: holds one empty row.
-    pub unit: InputSession<u64, Row, isize>,
+    inputs: Box<dyn Feed>,
     pub probe: ProbeHandle<u64>,
+}
+
+impl Dataflow {
+    /// Changes a fact of `rel` in the current epoch.
+    pub fn update(&mut self, rel: RelId, r: &Row, diff: isize) {
+        self.inputs.update(rel, r, diff);
+    }
+    /// Puts the unit relation's one empty row in (once, on one worker).
+    pub fn insert_unit(&mut self) {
+        self.inputs.insert_unit();
+    }
+    /// Closes the inputs' epochs before `epoch` and sends what they hold.
+    pub fn advance_to(&mut self, epoch: u64) {
+        self.inputs.advance_to(epoch);
+    }
+}
+
+/// The inputs of a dataflow of some width.
+trait Feed {
+    fn update(&mut self, rel: RelId, r: &Row, diff: isize);
+    fn insert_unit(&mut self);
+    fn advance_to(&mut self, epoch: u64);
+}
+
+/// One input per relation, in relation order, and the unit relation's.
+struct Inputs<const W: usize> {
+    rels: Vec<InputSession<u64, Wide<W>, isize>>,
+    unit: InputSession<u64, Wide<W>, isize>,
+}
+
+impl<const W: usize> Feed for Inputs<W> {
+    fn update(&mut self, rel: RelId, r: &Row, diff: isize) {
+        self.rels[rel].update(rewiden(r), diff);
+    }
+    fn insert_unit(&mut self) {
+        self.unit.insert(row(&[]));
+    }
+    fn advance_to(&mut self, epoch: u64) {
+        for i in self.rels.iter_mut().chain(std::iter::once(&mut self.unit)) {
+            i.advance_to(epoch);
+            i.flush();
+        }
+    }
 }
 
 fn reads(p: &Pipeline, out: &mut Vec<RelId>) {
@@ -83,12 +125,15 @@ fn stratum_reads(s: &StratumPlan) -> Vec<RelId> {
 }
 
 /// Flat-stratum events: one per fact, the least (rule, bindings) deriving it.
-fn first_reasons<'s>(
-    evs: Vec<Collection<'s, u64, (Row, Row)>>,
+fn first_reasons<'s, const W: usize>(
+    evs: Vec<Collection<'s, u64, (Wide<W>, Wide<W>)>>,
     scope: Scope<'s, u64>,
-) -> Collection<'s, u64, ((Row, Row), u32)> {
+) -> Collection<'s, u64, ((Wide<W>, Wide<W>), u32)>
+where
+    Wide<W>: ExchangeData,
+{
     concatenate(scope, evs)
-        .reduce_named("FirstReason", |_h, input: &[(&Row, isize)], out| {
+        .reduce_named("FirstReason", |_h, input: &[(&Wide<W>, isize)], out| {
             if let Some((b, _)) = input.iter().find(|(_, d)| *d > 0) {
                 out.push((**b, 1));
             }
@@ -96,9 +141,25 @@ fn first_reasons<'s>(
         .map(|e| (e, 0u32))
 }
 
-/// Builds the dataflow for `plan` in `scope`; changes of observed relations and
-/// explain events go to `sink` (on worker 0 when `outputs.gather`, else on the
-/// worker that computed them).
+/// The width a plan's dataflow is rendered at: 2 when its relations' rows, its
+/// pipelines' rows and explain records all fit (binary relations: graphs, closures),
+/// else [`WIDTH`]. Each width is a copy of the rendering code (three renderings
+/// each), which doubles its build time; a third width cost another 2 minutes of
+/// every release build.
+///
+/// [`WIDTH`]: super::row::WIDTH
+pub fn width(program: &Program, plan: &Plan) -> usize {
+    let arity = program.relations.iter().map(|r| r.arity()).max();
+    if plan.width().max(arity.unwrap_or(0)) <= 2 {
+        2
+    } else {
+        super::row::WIDTH
+    }
+}
+
+/// Builds the dataflow for `plan` in `scope`, at its [`width`]; changes of observed
+/// relations and explain events go to `sink` (on worker 0 when `outputs.gather`,
+/// else on the worker that computed them).
 pub fn render<'s>(
     scope: Scope<'s, u64>,
     program: &Program,
@@ -107,17 +168,34 @@ pub fn render<'s>(
     sink: Sink,
     profile: Option<ProfileCell>,
 ) -> Dataflow {
+    match width(program, plan) {
+        2 => render_at::<2>(scope, program, plan, outputs, sink, profile),
+        _ => render_at::<{ super::row::WIDTH }>(scope, program, plan, outputs, sink, profile),
+    }
+}
+
+fn render_at<'s, const W: usize>(
+    scope: Scope<'s, u64>,
+    program: &Program,
+    plan: &Plan,
+    outputs: &Outputs,
+    sink: Sink,
+    profile: Option<ProfileCell>,
+) -> Dataflow
+where
+    Wide<W>: ExchangeData,
+{
     let arities: Vec<usize> = program.relations.iter().map(|r| r.arity()).collect();
-    let (unit_in, unit) = scope.new_collection::<Row, isize>();
+    let (unit_in, unit) = scope.new_collection::<Wide<W>, isize>();
     let mut inputs = Vec::new();
-    let mut input_colls: HashMap<RelId, Collection<'s, u64, Row>> = HashMap::new();
+    let mut input_colls: HashMap<RelId, Collection<'s, u64, Wide<W>>> = HashMap::new();
     for r in 0..program.relations.len() {
-        let (i, c) = scope.new_collection::<Row, isize>();
+        let (i, c) = scope.new_collection::<Wide<W>, isize>();
         inputs.push(i);
         input_colls.insert(r, c);
     }
     let mut env = Env::new(unit, arities, profile, program.symbols.clone());
-    let mut outs: Vec<Collection<'s, u64, (u32, Row, Row, u32)>> = Vec::new();
+    let mut outs: Vec<Collection<'s, u64, (u32, Wide<W>, Wide<W>, u32)>> = Vec::new();
     let observe = |r: RelId| outputs.observe.get(r).copied().unwrap_or(false);
     let view_facts: Vec<RelId> = program.facts.iter().map(|(r, _)| *r).collect();
     let rule_tiers: Vec<u32> = program.rules.iter().map(|r| r.tier).collect();
@@ -146,10 +224,7 @@ pub fn render<'s>(
                 };
                 if observe(*rel) {
                     let tag = *rel as u32;
-                    outs.push(
-                        coll.clone()
-                            .map(move |r| (tag, r, [0; super::row::WIDTH], 0)),
-                    );
+                    outs.push(coll.clone().map(move |r| (tag, r, [0; W], 0)));
                 }
                 if !evs.is_empty() {
                     outs.push(
@@ -172,9 +247,9 @@ pub fn render<'s>(
                 read.dedup();
                 read.retain(|r| !state.contains(r) && !views.iter().any(|(v, _)| v == r));
                 let render_block = if outputs.batch {
-                    render_block::<(u64, u32)>
+                    render_block::<(u64, u32), W>
                 } else {
-                    render_block::<Product<u64, u64>>
+                    render_block::<Product<u64, u64>, W>
                 };
                 let out = render_block(
                     &mut env,
@@ -198,9 +273,7 @@ pub fn render<'s>(
                 for (rel, plain, tagged) in out.rels {
                     if let Some(tagged) = tagged {
                         let tag = rel as u32;
-                        outs.push(
-                            tagged.map(move |(r, round)| (tag, r, [0; super::row::WIDTH], round)),
-                        );
+                        outs.push(tagged.map(move |(r, round)| (tag, r, [0; W], round)));
                     }
                     if let Some(plain) = plain {
                         env.rels.insert(rel, plain);
@@ -234,16 +307,52 @@ pub fn render<'s>(
     outs.inspect(move |((tag, row, binds, round), _t, diff)| {
         sink2.borrow_mut().push(Update {
             tag: *tag,
-            row: *row,
-            binds: *binds,
+            row: rewiden(row),
+            binds: rewiden(binds),
             round: *round,
             diff: *diff,
         })
     })
     .probe_with(&probe);
     Dataflow {
-        inputs,
-        unit: unit_in,
+        inputs: Box::new(Inputs {
+            rels: inputs,
+            unit: unit_in,
+        }),
         probe,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::width;
+    use crate::check::check_str;
+    use crate::plan::plan;
+
+    fn width_of(text: &str) -> usize {
+        let program = check_str("w.dl", text).expect("the program checks");
+        width(&program, &plan(&program, false).expect("the program plans"))
+    }
+
+    #[test]
+    fn narrow_programs_render_two_wide() {
+        let tc = "
+            .decl e(x: number, y: number)
+            .decl p(x: number, y: number)
+            p(x, y) :- e(x, y).
+            p(x, z) :- p(x, y), e(y, z).";
+        assert_eq!(width_of(tc), 2);
+    }
+
+    #[test]
+    fn a_wide_relation_or_a_wide_row_renders_full_width() {
+        let ternary = ".decl t(x: number, y: number, z: number)\nt(1, 2, 3).";
+        assert_eq!(width_of(ternary), crate::MAX_ARITY);
+        // Binary relations, but a rule holds three variables at once.
+        let triangle = "
+            .decl e(x: number, y: number)
+            .decl t(x: number, y: number)
+            t(x, y) :- e(x, y), e(y, z), e(z, x).";
+        assert_eq!(width_of(triangle), crate::MAX_ARITY);
     }
 }

@@ -195,6 +195,36 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// The most values a row of the plan holds at once: a pipeline's row at any step
+    /// (aggregate bodies included), or an explain record (the rule, then bindings).
+    /// Relation rows are as wide as their arities (not counted here).
+    pub fn width(&self) -> usize {
+        fn walk(p: &Pipeline) -> usize {
+            let mut w = p.layouts.iter().map(Vec::len).max().unwrap_or(0);
+            w = w.max(p.layout.len());
+            for s in &p.steps {
+                match s {
+                    Step::Aggregate { body, .. } => w = w.max(walk(body)),
+                    Step::Join { out, .. } | Step::Project { out } | Step::Assign { out, .. } => {
+                        w = w.max(out.len())
+                    }
+                    _ => {}
+                }
+            }
+            w
+        }
+        let mut w = 0;
+        for s in &self.strata {
+            for r in s.rules() {
+                w = w.max(walk(&r.body)).max(r.head_out.len());
+                if let Some(slots) = &r.explain {
+                    w = w.max(slots.len() + 1);
+                }
+            }
+        }
+        w
+    }
+
     /// Every (relation, key columns) arrangement the plan probes, for display.
     pub fn arrangements(&self) -> BTreeSet<(RelId, Vec<usize>, bool)> {
         let mut out = BTreeSet::new();

@@ -13,7 +13,7 @@ use crate::dataflow::profile::{
     log_operator_times, merge_costs, OperatorTimes, ProfileCell, RuleCost,
 };
 use crate::dataflow::render::{render, Dataflow, Outputs, Update};
-use crate::dataflow::row::{row, Row};
+use crate::dataflow::row::Row;
 use crate::plan::Plan;
 
 #[derive(Clone)]
@@ -68,7 +68,7 @@ fn build(w: &mut Worker, job: &Job) -> Built {
     let mut df =
         w.dataflow::<u64, _, _>(|scope| render(scope, job.program, job.plan, job.outputs, s2, p2));
     if w.index() == 0 {
-        df.unit.insert(row(&[]));
+        df.insert_unit();
     }
     Built {
         df,
@@ -108,18 +108,13 @@ fn serve(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
             Cmd::Update(batch) => {
                 for (rel, r, d) in batch.iter() {
                     if peers == 1 || owner(*rel, r, peers) == index {
-                        b.df.inputs[*rel].update(*r, *d);
+                        b.df.update(*rel, r, *d);
                     }
                 }
                 continue;
             }
             Cmd::Commit(epoch) => {
-                for i in b.df.inputs.iter_mut() {
-                    i.advance_to(epoch);
-                    i.flush();
-                }
-                b.df.unit.advance_to(epoch);
-                b.df.unit.flush();
+                b.df.advance_to(epoch);
                 let probe = b.df.probe.clone();
                 w.step_or_park_while(None, || probe.less_than(&epoch));
                 Reply::Done(std::mem::take(&mut *b.sink.borrow_mut()))
