@@ -191,19 +191,57 @@ pub fn render_pipeline<'s, T: Time, const W: usize>(
 where
     Wide<W>: ExchangeData,
 {
-    let (rows, pending) = render_lazy(env, p, given);
+    let (rows, pending) = render_lazy(env, p, given, Pending::default());
     pending.render(rows)
 }
 
-/// Renders a pipeline but its trailing stateless stages, which are returned.
+/// A stateless step as a stage (`None` for joins, antijoins and aggregates).
+fn stage(step: &Step, symbols: &Symbols) -> Option<Stage> {
+    match step {
+        Step::Filter {
+            lhs,
+            op,
+            rhs,
+            text: true,
+        } => Some(Stage::ByText(
+            lhs.clone(),
+            *op,
+            rhs.clone(),
+            symbols.clone(),
+        )),
+        Step::Filter { .. } | Step::Project { .. } | Step::Assign { .. } => {
+            Some(Stage::Step(step.clone()))
+        }
+        Step::Join { .. } | Step::Antijoin { .. } | Step::Aggregate { .. } => None,
+    }
+}
+
+/// Renders a pipeline followed by the stages of `finish` (a rule's head projection,
+/// say). The stateless stages after its last join, antijoin or aggregate, and
+/// `finish`, run inside that operator's closure (one operator fewer per rule, in
+/// every round); a pipeline with none of those returns all its stages, unrendered.
 fn render_lazy<'s, T: Time, const W: usize>(
     env: &mut Env<'s, T, W>,
     p: &Pipeline,
     given: Option<Collection<'s, T, Wide<W>>>,
+    finish: Pending,
 ) -> (Collection<'s, T, Wide<W>>, Pending)
 where
     Wide<W>: ExchangeData,
 {
+    let last = p
+        .steps
+        .iter()
+        .rposition(|s| stage(s, &env.symbols).is_none());
+    // What runs inside the last stateful step's closure.
+    let mut tail = Pending(
+        p.steps[last.map_or(p.steps.len(), |l| l + 1)..]
+            .iter()
+            .filter_map(|s| stage(s, &env.symbols))
+            .collect(),
+    );
+    tail.0.extend(finish.0);
+    let mut tail = Some(tail);
     let mut pending = Pending::default();
     let mut rows = match &p.source {
         Source::Scan { rel, filter, out } => {
@@ -215,20 +253,22 @@ where
     };
     for (i, step) in p.steps.iter().enumerate() {
         let width = p.layouts.get(i).map(|l| l.len()).unwrap_or(usize::MAX);
-        rows = match step {
-            Step::Filter {
-                lhs,
-                op,
-                rhs,
-                text: true,
-            } => {
-                let by_text = Stage::ByText(lhs.clone(), *op, rhs.clone(), env.symbols.clone());
-                pending.0.push(by_text);
-                continue;
+        if let Some(s) = stage(step, &env.symbols) {
+            if last.is_some_and(|l| i > l) {
+                break; // in the tail
             }
+            pending.0.push(s);
+            continue;
+        }
+        // The tail runs in the last stateful step; the others pass rows on as built.
+        let post = if Some(i) == last {
+            tail.take().unwrap_or_default()
+        } else {
+            Pending::default()
+        };
+        rows = match step {
             Step::Filter { .. } | Step::Project { .. } | Step::Assign { .. } => {
-                pending.0.push(Stage::Step(step.clone()));
-                continue;
+                unreachable!("stateless steps are stages")
             }
             Step::Join {
                 rel,
@@ -245,12 +285,20 @@ where
                     // of keys alone (shared with antijoins) serves.
                     let arr = env.keys(*rel, key_cols);
                     keyed.join_core(arr, move |k, l, &()| {
-                        filter.accepts(k).then(|| build(&out, l, k))
+                        if filter.accepts(k) {
+                            post.apply(build(&out, l, k))
+                        } else {
+                            None
+                        }
                     })
                 } else {
                     let arr = env.rows(*rel, key_cols);
                     keyed.join_core(arr, move |_k, l, r| {
-                        filter.accepts(r).then(|| build(&out, l, r))
+                        if filter.accepts(r) {
+                            post.apply(build(&out, l, r))
+                        } else {
+                            None
+                        }
                     })
                 }
             }
@@ -264,7 +312,9 @@ where
                 let pend = std::mem::take(&mut pending);
                 let keyed = rows.flat_map(move |r| pend.apply(r).map(|r| (key_of(&probe, &r), r)));
                 let matched = keyed.clone().join_core(arr, |k, v, &()| Some((*k, *v)));
-                keyed.concat(matched.negate()).map(|(_, r)| r)
+                keyed
+                    .concat(matched.negate())
+                    .flat_map(move |(_, r)| post.apply(r))
             }
             Step::Aggregate {
                 group,
@@ -301,7 +351,7 @@ where
                 let values = aggregate_values(keyed, *func, target.clone(), set_count);
                 let out = out.clone();
                 if whole {
-                    values.map(move |(g, v)| build(&out, &g, &v))
+                    values.flat_map(move |(g, v)| post.apply(build(&out, &g, &v)))
                 } else {
                     let arr = values.arrange_by_key_named("AggregateValues");
                     let (g, bound) = (group.clone(), *bound);
@@ -312,11 +362,15 @@ where
                                     return None;
                                 }
                             }
-                            Some(build(&out, l, v))
+                            post.apply(build(&out, l, v))
                         })
                 }
             }
         };
+    }
+    // No stateful step: every stage is still to run.
+    if let Some(tail) = tail {
+        pending.0.extend(tail.0);
     }
     (rows, pending)
 }
@@ -399,14 +453,16 @@ fn render_rule_body<'s, T: Time, const W: usize>(
 where
     Wide<W>: ExchangeData,
 {
-    let (rows, pending) = render_lazy(env, &rp.body, None);
     let head = rp.head_out.clone();
     match &rp.explain {
-        None => (
-            rows.flat_map(move |r| pending.apply(r).map(|r| build(&head, &r, &[]))),
-            None,
-        ),
+        None => {
+            // The head projection runs in the body's last operator.
+            let finish = Pending(vec![Stage::Step(Step::Project { out: head })]);
+            let (rows, pending) = render_lazy(env, &rp.body, None, finish);
+            (pending.render(rows), None)
+        }
         Some(slots) => {
+            let (rows, pending) = render_lazy(env, &rp.body, None, Pending::default());
             let mut picks = vec![Pick::Const(rp.rule as Value)];
             picks.extend(slots.iter().map(|&s| Pick::Slot(s)));
             let pairs = rows.flat_map(move |r| {
