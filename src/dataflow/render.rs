@@ -115,6 +115,39 @@ fn reads(p: &Pipeline, out: &mut Vec<RelId>) {
     }
 }
 
+/// The relations stratum `s` defines.
+fn stratum_defines(s: &StratumPlan) -> Vec<RelId> {
+    match s {
+        StratumPlan::Flat { rel, .. } => vec![*rel],
+        StratumPlan::Block { state, views, .. } => state
+            .iter()
+            .copied()
+            .chain(views.iter().map(|(v, _)| *v))
+            .collect(),
+    }
+}
+
+/// Which strata to render: those that define an observed relation, produce explain
+/// events, or define what a rendered stratum reads. The rest (a helper relation of
+/// `grid.dl` that a light rule set never reads, say) would cost operators and rounds
+/// for nothing: nothing outside the dataflow can see them.
+fn needed_strata(plan: &Plan, observe: &dyn Fn(RelId) -> bool) -> Vec<bool> {
+    let mut needed = vec![false; plan.strata.len()];
+    let mut read: HashSet<RelId> = HashSet::new();
+    for (i, s) in plan.strata.iter().enumerate().rev() {
+        let explains = plan.explain && s.rules().iter().any(|r| r.explain.is_some());
+        if explains
+            || stratum_defines(s)
+                .iter()
+                .any(|r| observe(*r) || read.contains(r))
+        {
+            needed[i] = true;
+            read.extend(stratum_reads(s));
+        }
+    }
+    needed
+}
+
 /// The relations the rules of stratum `s` read (with repeats).
 fn stratum_reads(s: &StratumPlan) -> Vec<RelId> {
     let mut out = Vec::new();
@@ -199,13 +232,21 @@ where
     let observe = |r: RelId| outputs.observe.get(r).copied().unwrap_or(false);
     let view_facts: Vec<RelId> = program.facts.iter().map(|(r, _)| *r).collect();
     let rule_tiers: Vec<u32> = program.rules.iter().map(|r| r.tier).collect();
-    // read_later[i]: the relations that strata after i read.
+    let needed = needed_strata(plan, &observe);
+    // read_later[i]: the relations that (rendered) strata after i read.
     let mut read_later = vec![HashSet::new(); plan.strata.len()];
     for i in (1..plan.strata.len()).rev() {
-        let read = stratum_reads(&plan.strata[i]);
+        let read = if needed[i] {
+            stratum_reads(&plan.strata[i])
+        } else {
+            Vec::new()
+        };
         read_later[i - 1] = read_later[i].iter().copied().chain(read).collect();
     }
     for (i, stratum) in plan.strata.iter().enumerate() {
+        if !needed[i] {
+            continue;
+        }
         match stratum {
             StratumPlan::Flat { rel, rules } => {
                 let mut parts = vec![input_colls[rel].clone()];
@@ -325,9 +366,38 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::width;
+    use super::{needed_strata, stratum_defines, width};
     use crate::check::check_str;
     use crate::plan::plan;
+
+    #[test]
+    fn strata_nothing_observed_reads_are_not_rendered() {
+        let text = "
+            .decl e(x: number, y: number)
+            .decl b(x: number, y: number)
+            .decl a(x: number)
+            .decl c(x: number)
+            .decl d(x: number)
+            b(x, y) :- e(x, y).
+            a(x) :- b(x, _).
+            c(x) :- e(x, _).
+            d(x) :- c(x).";
+        let program = check_str("n.dl", text).expect("the program checks");
+        let p = plan(&program, false).expect("the program plans");
+        let a = program.relation("a").unwrap();
+        let needed = needed_strata(&p, &|r| r == a);
+        let mut rendered: Vec<&str> = p
+            .strata
+            .iter()
+            .zip(&needed)
+            .filter(|(_, n)| **n)
+            .flat_map(|(s, _)| stratum_defines(s))
+            .map(|r| program.relations[r].name.as_str())
+            .collect();
+        rendered.sort();
+        // `e` (an input) and what `a` reads; not `c` and `d`.
+        assert_eq!(rendered, ["a", "b", "e"]);
+    }
 
     fn width_of(text: &str) -> usize {
         let program = check_str("w.dl", text).expect("the program checks");
