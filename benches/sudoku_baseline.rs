@@ -11,6 +11,9 @@
 //! has geometry as per-puzzle facts, `[i32; 8]` rows and an interpreted plan. The
 //! ratio says what the engine adds to differential dataflow, and the hand-written
 //! throughput bounds what any rule program on this substrate can reach.
+//! sudolog's side also does what search needs and the hand-written side skips: it
+//! detects contradictions (`broken`: a cell without candidates, a value without a
+//! place, a clash, a double) every round, and computes the status relations.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
