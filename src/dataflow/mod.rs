@@ -1,9 +1,9 @@
 //! Plan -> differential dataflow.
 //!
 //! [`render`] builds, inside one timely worker's dataflow, the operators a [`Plan`]
-//! describes, over a single row type ([`Row`], a fixed-width array): interpreting
-//! plans over one row type keeps compile times flat and lets any program run without
-//! generating code. What flows in: one input collection per relation (facts inserted
+//! describes, over one row type (a fixed-width array, 2 or [`row::WIDTH`] values
+//! wide as the plan needs: see [`render::width`]): interpreting plans over one row
+//! type keeps compile times flat and lets any program run without generating code. What flows in: one input collection per relation (facts inserted
 //! and retracted by the session). What flows out: for every observed relation its
 //! changes tagged with the round a fact first appeared, and explain events; both are
 //! handed to the session through each worker's [`Sink`] (routed to worker 0 first
