@@ -1,5 +1,6 @@
 //! Rule bodies: a [`Pipeline`] rendered as a chain of maps, joins, antijoins and
-//! reduces over rows ([`Wide`]), in any scope (the top level or a block's iterative scope).
+//! reduces over rows ([`Wide`]), in any scope (the top level or a block's iterative
+//! scope).
 //!
 //! In: the collections of the relations a rule reads ([`Env::rels`]). Out: the rows
 //! of bound variables the pipeline ends with. Arrangements of relations are built on
@@ -229,15 +230,14 @@ fn render_lazy<'s, T: Time, const W: usize>(
 where
     Wide<W>: ExchangeData,
 {
-    let last = p
-        .steps
-        .iter()
-        .rposition(|s| stage(s, &env.symbols).is_none());
+    let stages: Vec<Option<Stage>> = p.steps.iter().map(|s| stage(s, &env.symbols)).collect();
+    let last = stages.iter().rposition(Option::is_none);
     // What runs inside the last stateful step's closure.
     let mut tail = Pending(
-        p.steps[last.map_or(p.steps.len(), |l| l + 1)..]
+        stages[last.map_or(stages.len(), |l| l + 1)..]
             .iter()
-            .filter_map(|s| stage(s, &env.symbols))
+            .flatten()
+            .cloned()
             .collect(),
     );
     tail.0.extend(finish.0);
@@ -251,9 +251,9 @@ where
         Source::Unit => env.unit.clone(),
         Source::Given => given.expect("a Given source gets rows"),
     };
-    for (i, step) in p.steps.iter().enumerate() {
+    for (i, (step, stage)) in p.steps.iter().zip(stages).enumerate() {
         let width = p.layouts.get(i).map(|l| l.len()).unwrap_or(usize::MAX);
-        if let Some(s) = stage(step, &env.symbols) {
+        if let Some(s) = stage {
             if last.is_some_and(|l| i > l) {
                 break; // in the tail
             }

@@ -127,14 +127,17 @@ fn stratum_defines(s: &StratumPlan) -> Vec<RelId> {
     }
 }
 
-/// Which strata to render: those that define an observed relation, produce explain
-/// events, or define what a rendered stratum reads. The rest (a helper relation of
-/// `grid.dl` that a light rule set never reads, say) would cost operators and rounds
-/// for nothing: nothing outside the dataflow can see them.
-fn needed_strata(plan: &Plan, observe: &dyn Fn(RelId) -> bool) -> Vec<bool> {
-    let mut needed = vec![false; plan.strata.len()];
+/// Which strata to render, and for each the relations that rendered strata after it
+/// read. A stratum is rendered when it defines an observed relation, produces
+/// explain events, or defines what a rendered stratum reads. The rest (a helper
+/// relation of `grid.dl` that a light rule set never reads, say) would cost
+/// operators and rounds for nothing: nothing outside the dataflow can see them.
+fn needed_strata(plan: &Plan, observe: &dyn Fn(RelId) -> bool) -> (Vec<bool>, Vec<HashSet<RelId>>) {
+    let n = plan.strata.len();
+    let (mut needed, mut read_later) = (vec![false; n], vec![HashSet::new(); n]);
     let mut read: HashSet<RelId> = HashSet::new();
     for (i, s) in plan.strata.iter().enumerate().rev() {
+        read_later[i] = read.clone();
         let explains = plan.explain && s.rules().iter().any(|r| r.explain.is_some());
         if explains
             || stratum_defines(s)
@@ -145,7 +148,7 @@ fn needed_strata(plan: &Plan, observe: &dyn Fn(RelId) -> bool) -> Vec<bool> {
             read.extend(stratum_reads(s));
         }
     }
-    needed
+    (needed, read_later)
 }
 
 /// The relations the rules of stratum `s` read (with repeats).
@@ -232,17 +235,8 @@ where
     let observe = |r: RelId| outputs.observe.get(r).copied().unwrap_or(false);
     let view_facts: Vec<RelId> = program.facts.iter().map(|(r, _)| *r).collect();
     let rule_tiers: Vec<u32> = program.rules.iter().map(|r| r.tier).collect();
-    let needed = needed_strata(plan, &observe);
-    // read_later[i]: the relations that (rendered) strata after i read.
-    let mut read_later = vec![HashSet::new(); plan.strata.len()];
-    for i in (1..plan.strata.len()).rev() {
-        let read = if needed[i] {
-            stratum_reads(&plan.strata[i])
-        } else {
-            Vec::new()
-        };
-        read_later[i - 1] = read_later[i].iter().copied().chain(read).collect();
-    }
+    // read_later[i]: the relations that rendered strata after i read.
+    let (needed, read_later) = needed_strata(plan, &observe);
     for (i, stratum) in plan.strata.iter().enumerate() {
         if !needed[i] {
             continue;
@@ -385,7 +379,7 @@ mod tests {
         let program = check_str("n.dl", text).expect("the program checks");
         let p = plan(&program, false).expect("the program plans");
         let a = program.relation("a").unwrap();
-        let needed = needed_strata(&p, &|r| r == a);
+        let (needed, _) = needed_strata(&p, &|r| r == a);
         let mut rendered: Vec<&str> = p
             .strata
             .iter()
