@@ -9,7 +9,9 @@
 //! `member`, `group`) and define `placed(p, c, v)`; the host also reads, when the
 //! program defines them, `candidate(p, c, v)`, `solved(p)`, `broken(p)`,
 //! `invalid(p)`, `choice_value(p, c, v)` and the contradiction views `empty_cell`,
-//! `no_place`, `clash`.
+//! `no_place`, `clash`; and in sessions that edit it inserts `eager(p)` for each
+//! puzzle when the program declares it (tiers reached from the start, see
+//! `datalog/sudoku.dl`).
 
 use std::sync::Arc;
 

@@ -278,3 +278,64 @@ fn technique_puzzles_are_sound_assuming_uniqueness() {
         assert!(labels.iter().any(|l| l == t), "no {t} among {labels:?}");
     }
 }
+
+/// Per puzzle, its explain events round by round (each round's sorted), rounds without
+/// any left out: the order in which the rules deduced, whatever the round numbers.
+type Deductions = std::collections::BTreeMap<i32, Vec<Vec<(usize, Vec<i32>, Vec<i32>)>>>;
+
+/// The puzzles' deductions, and the sum of their last rounds.
+fn deductions(puzzles: &[String], batch: bool) -> (Deductions, u32) {
+    let opts = Options {
+        explain: true,
+        batch,
+        ..Default::default()
+    };
+    let (board, _) = board_with_solutions(puzzles, builtin(Builtin::Full).unwrap(), &opts);
+    let mut by_round: std::collections::BTreeMap<i32, std::collections::BTreeMap<u32, Vec<_>>> =
+        Default::default();
+    for ev in board.events() {
+        by_round
+            .entry(ev.head[0])
+            .or_default()
+            .entry(ev.round)
+            .or_default()
+            .push((ev.rule, ev.head.clone(), ev.bindings.clone()));
+    }
+    let last = by_round
+        .values()
+        .map(|rounds| rounds.keys().last().copied().unwrap_or(0))
+        .sum();
+    let order = by_round
+        .into_iter()
+        .map(|(p, rounds)| {
+            let rounds = rounds.into_values().map(|mut evs| {
+                evs.sort();
+                evs
+            });
+            (p, rounds.collect())
+        })
+        .collect();
+    (order, last)
+}
+
+/// A batch reaches tiers 2-5 lazily (`reach` in datalog/sudoku.dl: a round the first
+/// time a puzzle stalls below one), a session from the start (`eager`): the same
+/// deductions in the same order, round by round, on puzzles that need every tier; the
+/// batch only later.
+#[test]
+fn lazy_and_eager_tiers_deduce_alike() {
+    let puzzles = data("techniques.txt", 100);
+    let (lazy, lazy_rounds) = deductions(&puzzles, true);
+    let (eager, eager_rounds) = deductions(&puzzles, false);
+    assert!(lazy_rounds > eager_rounds, "{lazy_rounds} {eager_rounds}");
+    assert_eq!(lazy.len(), puzzles.len());
+    for (p, rounds) in &lazy {
+        assert_eq!(
+            Some(rounds),
+            eager.get(p),
+            "puzzle {}",
+            puzzles[*p as usize]
+        );
+    }
+    assert_eq!(lazy.len(), eager.len());
+}
