@@ -1,8 +1,8 @@
 //! A fixpoint block (or recursive component) as a differential `iterate`.
 //!
 //! In: the block's plan, the collections of lower strata, the inputs of its
-//! relations. Out: each state relation's final contents, the same tagged with the
-//! round each fact first appeared, each view's final contents, and explain events.
+//! relations. Out: one collection ([`Leaving`]) of each leaving relation's facts
+//! tagged with the round each first appeared (views: round 0) and explain events.
 //!
 //! Round i+1 of the block is timestamp i+1 of the iterative scope: every state
 //! relation is a `Variable` holding S_i, views are computed from S_i in the same
@@ -20,6 +20,7 @@ use timely::dataflow::operators::vec::{Filter, Map};
 use timely::dataflow::Scope;
 
 use super::pipeline::{render_rule, Env};
+use super::render::EVENT;
 use super::row::{row, Wide};
 use super::time::Rounds;
 use crate::check::ir::{RelId, Value};
@@ -29,25 +30,31 @@ use crate::plan::RulePlan;
 type Tagged<'s, R, const W: usize> = Collection<'s, R, (Wide<W>, Wide<W>)>;
 /// (head, [rule, bindings...]) pairs: explained derivations.
 type Explained<'s, T, const W: usize> = Collection<'s, T, (Wide<W>, Wide<W>)>;
-/// A relation leaving a block: its final contents (when read outside the block), and
-/// tagged with first rounds (when observed).
-pub type LeftRel<'s, const W: usize> = (
-    RelId,
-    Option<Collection<'s, u64, Wide<W>>>,
-    Option<Collection<'s, u64, (Wide<W>, u32)>>,
-);
-/// Explain events leaving a block, tagged with their rounds.
-pub type LeftEvents<'s, const W: usize> = Collection<'s, u64, ((Wide<W>, Wide<W>), u32)>;
+/// One change leaving a block: `(tag, row, bindings, round)`. Tag `r`: a fact of
+/// relation `r` with the round it first appeared (views have round 0; bindings
+/// unused); tag [`EVENT`]: an explain event. A state relation's facts with their
+/// first rounds are also its contents (the same differences), so each relation
+/// leaves once, whether it is observed, read later or both.
+pub type Leaving<const W: usize> = (u32, Wide<W>, Wide<W>, u32);
+
+/// A relation that leaves a block: its contents are read later (and followed by the
+/// probe), its changes are observed, or both.
+pub struct Left {
+    pub rel: RelId,
+    pub contents: bool,
+    pub observed: bool,
+}
 
 /// What leaves a block.
 pub struct BlockOut<'s, const W: usize> {
-    /// (relation, final contents, contents tagged with first round); views have round
-    /// 0. Only what [`BlockSpec::leaves`] asks for leaves the block: every output of
-    /// the block's scope costs timely's progress tracking (its reachability summaries
-    /// run from every operator of the block to every output), so a view that nothing
-    /// outside reads stays inside.
-    pub rels: Vec<LeftRel<'s, W>>,
-    pub events: Option<LeftEvents<'s, W>>,
+    /// Everything, as one collection: one output of the block's scope. Every output
+    /// of a scope costs timely's progress tracking (reachability summaries from each
+    /// of the block's operators to each output, when the dataflow is built and as
+    /// its frontiers move every round), so there is one, and only what
+    /// [`BlockSpec::leaves`] asks for is in it.
+    pub left: Collection<'s, u64, Leaving<W>>,
+    /// The relations in `left`.
+    pub rels: Vec<Left>,
 }
 
 pub struct BlockSpec<'p> {
@@ -241,6 +248,7 @@ where
         // Additions hold only new facts when gated or explained: then S_i must be
         // carried into S_{i+1} explicitly.
         let complete = spec.monotone && !gated && explained.is_empty();
+        let mut left = Vec::new();
         let mut rels = Vec::new();
         for (s, var, cur) in vars {
             let mut parts = vec![inputs[&s].clone().enter(inner)];
@@ -250,29 +258,35 @@ where
             parts.extend(additions.remove(&s).unwrap_or_default());
             let next = limit(R::distinct(concatenate(inner, parts)), spec.max_rounds);
             var.set(next);
-            let (_, tag) = (spec.leaves)(s);
-            let tagged = tag.then(|| {
+            let (_, observed) = (spec.leaves)(s);
+            let t = s as u32;
+            left.push(
                 cur.inner
-                    .clone()
-                    .map(|(r, t, d): (Wide<W>, R, isize)| ((r, t.round()), t, d))
-                    .as_collection()
-                    .leave(scope)
+                    .map(move |(r, time, d): (Wide<W>, R, isize)| {
+                        ((t, r, [0; W], time.round()), time, d)
+                    })
+                    .as_collection(),
+            );
+            rels.push(Left {
+                rel: s,
+                contents: true,
+                observed,
             });
-            rels.push((s, Some(cur.leave(scope)), tagged));
         }
         for (v, _) in spec.views {
-            let (plain, tag) = (spec.leaves)(*v);
-            let c = &ienv.rels[v];
-            let plain = plain.then(|| c.clone().leave(scope));
-            let tagged = tag.then(|| c.clone().map(|r| (r, 0u32)).leave(scope));
-            if plain.is_some() || tagged.is_some() {
-                rels.push((*v, plain, tagged));
+            let (contents, observed) = (spec.leaves)(*v);
+            if contents || observed {
+                let t = *v as u32;
+                left.push(ienv.rels[v].clone().map(move |r| (t, r, [0; W], 0)));
+                rels.push(Left {
+                    rel: *v,
+                    contents,
+                    observed,
+                });
             }
         }
 
-        let events = if explained.is_empty() {
-            None
-        } else {
+        if !explained.is_empty() {
             // One event per new fact: the least (rule, bindings) that derived it.
             // Explained derivations of allowed facts, by rules of the allowed tier.
             let tier_of = spec.rule_tiers.to_vec();
@@ -311,13 +325,17 @@ where
                 spec.max_rounds,
             );
             var.set(next);
-            Some(
+            left.push(
                 acc.inner
-                    .map(|(e, t, d): ((Wide<W>, Wide<W>), R, isize)| ((e, t.round()), t, d))
-                    .as_collection()
-                    .leave(scope),
-            )
-        };
-        BlockOut { rels, events }
+                    .map(|((h, b), t, d): ((Wide<W>, Wide<W>), R, isize)| {
+                        ((EVENT, h, b, t.round()), t, d)
+                    })
+                    .as_collection(),
+            );
+        }
+        BlockOut {
+            left: concatenate(inner, left).leave(scope),
+            rels,
+        }
     })
 }

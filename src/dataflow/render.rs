@@ -8,11 +8,12 @@ use differential_dataflow::collection::concatenate;
 use differential_dataflow::input::{Input, InputSession};
 use differential_dataflow::{AsCollection, ExchangeData, VecCollection as Collection};
 use timely::dataflow::operators::probe::Handle as ProbeHandle;
+use timely::dataflow::operators::vec::Partition;
 use timely::dataflow::operators::Exchange;
 use timely::dataflow::Scope;
 use timely::order::Product;
 
-use super::block::{render_block, BlockSpec};
+use super::block::{render_block, BlockSpec, Leaving};
 use super::pipeline::{render_rule, Env};
 use super::profile::ProfileCell;
 use super::row::{rewiden, row, Row, Wide};
@@ -305,17 +306,29 @@ where
                         leaves: &|r| (read_later[i].contains(&r), observe(r)),
                     },
                 );
-                for (rel, plain, tagged) in out.rels {
-                    if let Some(tagged) = tagged {
-                        let tag = rel as u32;
-                        outs.push(tagged.map(move |(r, round)| (tag, r, [0; W], round)));
-                    }
-                    if let Some(plain) = plain {
-                        env.rels.insert(rel, plain);
-                    }
+                // One operator splits what left by relation (events: part 0).
+                let mut part = vec![0u64; program.relations.len()];
+                for (k, l) in out.rels.iter().enumerate() {
+                    part[l.rel] = k as u64 + 1;
                 }
-                if let Some(ev) = out.events {
-                    outs.push(ev.map(|((h, b), round)| (EVENT, h, b, round)));
+                let route = move |(u, t, d): (Leaving<W>, u64, isize)| {
+                    let p = if u.0 == EVENT { 0 } else { part[u.0 as usize] };
+                    (p, (u, t, d))
+                };
+                let mut parts = out
+                    .left
+                    .inner
+                    .partition(out.rels.len() as u64 + 1, route)
+                    .into_iter()
+                    .map(|p| p.as_collection());
+                outs.push(parts.next().expect("part 0: events"));
+                for (l, p) in out.rels.iter().zip(parts) {
+                    if l.observed {
+                        outs.push(p.clone());
+                    }
+                    if l.contents {
+                        env.rels.insert(l.rel, p.map(|(_, row, _, _)| row));
+                    }
                 }
             }
         }
