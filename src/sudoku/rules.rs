@@ -23,7 +23,10 @@ use crate::syntax::{parse, parse_files, FsLoader, Loader};
 pub const FILES: &[(&str, &str)] = &[
     ("grid.dl", include_str!("../../datalog/grid.dl")),
     ("sudoku.dl", include_str!("../../datalog/sudoku.dl")),
+    ("base.dl", include_str!("../../datalog/base.dl")),
+    ("tiers.dl", include_str!("../../datalog/tiers.dl")),
     ("techniques.dl", include_str!("../../datalog/techniques.dl")),
+    ("uniqueness.dl", include_str!("../../datalog/uniqueness.dl")),
     ("unique.dl", include_str!("../../datalog/unique.dl")),
     ("status.dl", include_str!("../../datalog/status.dl")),
     ("validate.dl", include_str!("../../datalog/validate.dl")),

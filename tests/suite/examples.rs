@@ -182,14 +182,17 @@ fn two_processes() {
     let dir = example_dir("tc");
     let out = TempDir::new("two-processes");
     let other = TempDir::new("two-processes-1");
-    // Ports unlikely to be in use; both processes read the same host file.
-    let base = 42_000 + (std::process::id() % 1000) as u16 * 2;
+    // Two ports the system says are free now (a fixed range collided with other
+    // tests' ephemeral ports); both processes read the same host file.
+    let (l0, l1) = (
+        std::net::TcpListener::bind("127.0.0.1:0").unwrap(),
+        std::net::TcpListener::bind("127.0.0.1:0").unwrap(),
+    );
+    let port = |l: &std::net::TcpListener| l.local_addr().unwrap().port();
+    let (a, b) = (port(&l0), port(&l1));
+    drop((l0, l1));
     let hosts = out.0.join("hosts.txt");
-    std::fs::write(
-        &hosts,
-        format!("127.0.0.1:{}\n127.0.0.1:{}\n", base, base + 1),
-    )
-    .unwrap();
+    std::fs::write(&hosts, format!("127.0.0.1:{a}\n127.0.0.1:{b}\n")).unwrap();
     let program = dir.join("program.dl");
     let args = |i: &str, to: &str| -> Vec<String> {
         [
@@ -218,8 +221,12 @@ fn two_processes() {
         .args(args("0", out.path()))
         .output()
         .unwrap();
-    assert!(p1.wait().unwrap().success());
+    if !result.status.success() {
+        // Process 1 would wait for process 0 for ever.
+        let _ = p1.kill();
+    }
     assert!(result.status.success(), "{}", text(&result.stderr));
+    assert!(p1.wait().unwrap().success());
     same_csvs(&dir, &out.0);
     // Process 1 writes nothing.
     assert!(files_with_ext(&other.0, ".csv").is_empty());
