@@ -97,7 +97,7 @@ pub struct Rels {
     pub empty_cell: Option<RelId>,
     pub no_place: Option<RelId>,
     pub clash: Option<RelId>,
-    /// `eager(p)`: reach every tier from the start (see `datalog/sudoku.dl`).
+    /// `eager(p)`: reach tiers 2-5 from the start (see `datalog/base.dl`).
     pub eager: Option<RelId>,
 }
 

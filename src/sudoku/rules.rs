@@ -11,7 +11,7 @@
 //! `invalid(p)`, `choice_value(p, c, v)` and the contradiction views `empty_cell`,
 //! `no_place`, `clash`; and in sessions that edit it inserts `eager(p)` for each
 //! puzzle when the program declares it (tiers reached from the start, see
-//! `datalog/sudoku.dl`).
+//! `datalog/base.dl`).
 
 use std::sync::Arc;
 

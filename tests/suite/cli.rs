@@ -513,15 +513,7 @@ fn no_progress_output_without_a_terminal() {
 #[test]
 fn across_processes_results_are_printed_once() {
     let dir = TempDir::new("processes");
-    // Two ports the system says are free now (a fixed range can collide with other
-    // tests' ephemeral ports); both listeners are held until both ports are known.
-    let (l0, l1) = (
-        std::net::TcpListener::bind("127.0.0.1:0").unwrap(),
-        std::net::TcpListener::bind("127.0.0.1:0").unwrap(),
-    );
-    let port = |l: &std::net::TcpListener| l.local_addr().unwrap().port();
-    let (a, b) = (port(&l0), port(&l1));
-    drop((l0, l1));
+    let (a, b) = crate::common::free_ports();
     let hosts = dir.file("hosts.txt", &format!("127.0.0.1:{a}\n127.0.0.1:{b}\n"));
     let args = |i: &'static str| -> Vec<String> {
         let mut a: Vec<String> = ["solve", "--no-search", "-w", "1", "-n", "2", "-p", i]

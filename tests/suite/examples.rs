@@ -182,15 +182,8 @@ fn two_processes() {
     let dir = example_dir("tc");
     let out = TempDir::new("two-processes");
     let other = TempDir::new("two-processes-1");
-    // Two ports the system says are free now (a fixed range collided with other
-    // tests' ephemeral ports); both processes read the same host file.
-    let (l0, l1) = (
-        std::net::TcpListener::bind("127.0.0.1:0").unwrap(),
-        std::net::TcpListener::bind("127.0.0.1:0").unwrap(),
-    );
-    let port = |l: &std::net::TcpListener| l.local_addr().unwrap().port();
-    let (a, b) = (port(&l0), port(&l1));
-    drop((l0, l1));
+    // Both processes read the same host file.
+    let (a, b) = crate::common::free_ports();
     let hosts = out.0.join("hosts.txt");
     std::fs::write(&hosts, format!("127.0.0.1:{a}\n127.0.0.1:{b}\n")).unwrap();
     let program = dir.join("program.dl");

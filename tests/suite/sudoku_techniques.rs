@@ -318,7 +318,7 @@ fn deductions(puzzles: &[String], batch: bool) -> (Deductions, u32) {
     (order, last)
 }
 
-/// A batch reaches tiers 2-5 lazily (`reach` in datalog/sudoku.dl: a round the first
+/// A batch reaches tiers 2-5 lazily (`reach` in datalog/tiers.dl: a round the first
 /// time a puzzle stalls below one), a session from the start (`eager`): the same
 /// deductions in the same order, round by round, on puzzles that need every tier; the
 /// batch only later.

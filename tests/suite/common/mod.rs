@@ -14,6 +14,18 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use sudolog::check::ir::{Program, RelId, Value};
 
+/// Two ports the system says are free now, for tests that start two processes (a
+/// fixed range can collide with other tests' ephemeral ports). Both listeners are
+/// held until both ports are known, so the two differ.
+pub fn free_ports() -> (u16, u16) {
+    let (l0, l1) = (
+        std::net::TcpListener::bind("127.0.0.1:0").unwrap(),
+        std::net::TcpListener::bind("127.0.0.1:0").unwrap(),
+    );
+    let port = |l: &std::net::TcpListener| l.local_addr().unwrap().port();
+    (port(&l0), port(&l1))
+}
+
 /// The `.input` relations of a checked program with their arities, in declaration
 /// order: what [`gen::random_facts`] wants.
 pub fn input_decls(p: &Program) -> Vec<(String, usize)> {
