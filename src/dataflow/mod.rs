@@ -12,6 +12,7 @@
 //!
 //! [`Plan`]: crate::plan::Plan
 
+mod aggregate;
 mod block;
 mod pipeline;
 pub mod profile;

@@ -13,10 +13,11 @@ use differential_dataflow::trace::implementations::{KeySpine, ValSpine};
 use differential_dataflow::ExchangeData;
 use differential_dataflow::VecCollection as Collection;
 
+use super::aggregate::{aggregate_groups, AggSpec};
 use super::profile::ProfileCell;
-use super::row::{build, project, row, Wide};
+use super::row::{build, project, Wide};
 use super::time::Time;
-use crate::check::ir::{AggFunc, CmpOp, RelId, Symbols, Value};
+use crate::check::ir::{CmpOp, RelId, Symbols, Value};
 use crate::plan::{Pick, Pipeline, RulePlan, SExpr, Source, Step};
 
 pub type Diff = isize;
@@ -328,27 +329,21 @@ where
             } => {
                 let rows = std::mem::take(&mut pending).render(rows);
                 // When the group is the whole incoming row, the rows are their own
-                // distinct groups and the aggregate's values need no join back.
+                // groups and the aggregate's values need no join back.
                 // (An empty group's body scans on its own, so it is never "whole".)
                 let whole = bound.is_none()
                     && !group.is_empty()
                     && group.iter().copied().eq(0..group.len())
                     && width == group.len();
-                // A count over a body that yields a set counts without deduplication
-                // when its groups are a set too (and time is totally ordered).
-                let set_count = *func == AggFunc::Count && *body_set && T::TOTAL;
-                let g = group.clone();
-                let groups = if whole && !set_count {
-                    rows.clone()
-                } else {
-                    T::distinct(rows.clone().map(move |r| project(&g, &r)))
+                let spec = AggSpec {
+                    group,
+                    func: *func,
+                    body,
+                    target,
+                    body_group,
+                    body_set: *body_set,
                 };
-                let body_rows = render_pipeline(env, body, Some(groups.clone()));
-                let bg = body_group.clone();
-                let keyed = body_rows
-                    .map(move |r| (project(&bg, &r), Some(r)))
-                    .concat(groups.map(|g| (g, None)));
-                let values = aggregate_values(keyed, *func, target.clone(), set_count);
+                let values = aggregate_groups(env, rows.clone(), &spec, whole);
                 let out = out.clone();
                 if whole {
                     values.flat_map(move |(g, v)| post.apply(build(&out, &g, &v)))
@@ -373,51 +368,6 @@ where
         pending.0.extend(tail.0);
     }
     (rows, pending)
-}
-
-/// Each group's aggregate value (a one-column row), from (group, Some(body row)) pairs
-/// and one (group, None) marker per group; `distinct`: those pairs are a set.
-fn aggregate_values<'s, T: Time, const W: usize>(
-    keyed: Collection<'s, T, (Wide<W>, Option<Wide<W>>)>,
-    func: AggFunc,
-    target: Option<SExpr>,
-    distinct: bool,
-) -> Collection<'s, T, (Wide<W>, Wide<W>)>
-where
-    Wide<W>: ExchangeData,
-{
-    if func == AggFunc::Count {
-        // The marker counts too: a group's count is one more than its body rows.
-        if let Some(counts) = T::count_distinct(keyed.clone(), distinct) {
-            return counts.map(|(g, n)| (g, row(&[n as Value - 1])));
-        }
-    }
-    keyed.reduce_named(
-        "Aggregate",
-        move |_k, input: &[(&Option<Wide<W>>, Diff)], output| {
-            let matches = input
-                .iter()
-                .filter(|(v, d)| v.is_some() && *d > 0)
-                .map(|(v, _)| v.unwrap());
-            let value = match func {
-                AggFunc::Count => Some(matches.count() as Value),
-                AggFunc::Sum => Some(
-                    matches
-                        .filter_map(|r| eval(target.as_ref().unwrap(), &r))
-                        .fold(0 as Value, |a, b| a.wrapping_add(b)),
-                ),
-                AggFunc::Min => matches
-                    .filter_map(|r| eval(target.as_ref().unwrap(), &r))
-                    .min(),
-                AggFunc::Max => matches
-                    .filter_map(|r| eval(target.as_ref().unwrap(), &r))
-                    .max(),
-            };
-            if let Some(v) = value {
-                output.push((row(&[v]), 1));
-            }
-        },
-    )
 }
 
 /// A rule's head rows, and with explanations its (head, [rule, bindings...]) pairs.

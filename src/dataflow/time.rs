@@ -56,6 +56,11 @@ pub trait Time: Timestamp + Lattice + Ord {
         c: Collection<'s, Self, (K, V)>,
         distinct: bool,
     ) -> Option<Collection<'s, Self, (K, isize)>>;
+    /// Each key's total weight, as it changes, where time is totally ordered
+    /// (`count_total`); `None`, with nothing built, where it is only partially ordered.
+    fn count_keys<'s, K: ExchangeData + Hashable>(
+        c: Collection<'s, Self, K>,
+    ) -> Option<Collection<'s, Self, (K, isize)>>;
 }
 
 fn count_distinct_total<'s, T, K, V>(
@@ -95,6 +100,11 @@ impl Time for u64 {
     ) -> Option<Collection<'s, Self, (K, isize)>> {
         count_distinct_total(c, distinct)
     }
+    fn count_keys<'s, K: ExchangeData + Hashable>(
+        c: Collection<'s, Self, K>,
+    ) -> Option<Collection<'s, Self, (K, isize)>> {
+        Some(c.count_total())
+    }
 }
 
 impl Time for Product<u64, u64> {
@@ -110,6 +120,11 @@ impl Time for Product<u64, u64> {
     fn count_distinct<'s, K: ExchangeData + Hash, V: ExchangeData + Hash>(
         _c: Collection<'s, Self, (K, V)>,
         _distinct: bool,
+    ) -> Option<Collection<'s, Self, (K, isize)>> {
+        None
+    }
+    fn count_keys<'s, K: ExchangeData + Hashable>(
+        _c: Collection<'s, Self, K>,
     ) -> Option<Collection<'s, Self, (K, isize)>> {
         None
     }
@@ -137,6 +152,11 @@ impl Time for (u64, u32) {
         distinct: bool,
     ) -> Option<Collection<'s, Self, (K, isize)>> {
         count_distinct_total(c, distinct)
+    }
+    fn count_keys<'s, K: ExchangeData + Hashable>(
+        c: Collection<'s, Self, K>,
+    ) -> Option<Collection<'s, Self, (K, isize)>> {
+        Some(c.count_total())
     }
 }
 

@@ -345,6 +345,55 @@ fn aggregates_over_empty_groups() {
     assert!(rel(&p, &o, "c").is_empty());
 }
 
+/// Aggregates whose body is one relation read by the group (counted straight from the
+/// relation, not joined with the groups): a constant in the key, a group variable
+/// repeated in the atom, groups that several rows share, and rows of groups nobody
+/// asks for. Both renderings agree with the reference.
+#[test]
+fn aggregates_read_straight_from_one_relation() {
+    let p = program(
+        ".decl k(x: number, z: number)\n.decl e(x: number, t: number, y: number)\n\
+         .decl c(x: number, z: number, n: number)\n.decl d(x: number, n: number)\n\
+         .decl m(x: number, n: number)\n.decl s(x: number, n: number)\n\
+         c(x, z, n) :- k(x, z), n = count : { e(x, 7, _) }.\n\
+         d(x, n) :- k(x, _), n = count : { e(x, x, _) }.\n\
+         m(x, n) :- k(x, _), n = min y : { e(x, _, y) }.\n\
+         s(x, n) :- k(x, _), n = sum y : { e(x, 7, y) }.\n",
+    );
+    let inputs = facts(
+        &p,
+        &[
+            ("k", &[1, 10]),
+            ("k", &[1, 11]),
+            ("k", &[2, 12]),
+            ("e", &[1, 7, 5]),
+            ("e", &[1, 7, 6]),
+            ("e", &[1, 1, -4]),
+            ("e", &[1, 8, 9]),
+            ("e", &[2, 2, 3]),
+            ("e", &[3, 7, 1]),
+            ("e", &[3, 3, 1]),
+        ],
+    );
+    let o = agree(&p, &inputs);
+    for batch in [true, false] {
+        for workers in [1, 2] {
+            let actual = eng::run_fresh_with(&p, &inputs, workers, true, batch);
+            assert!(
+                eng::diff(&p, &o, &actual).is_none(),
+                "batch {batch}, {workers} worker(s)"
+            );
+        }
+    }
+    assert_eq!(
+        rel(&p, &o, "c"),
+        rows(&[&[1, 10, 2], &[1, 11, 2], &[2, 12, 0]])
+    );
+    assert_eq!(rel(&p, &o, "d"), rows(&[&[1, 1], &[2, 1]]));
+    assert_eq!(rel(&p, &o, "m"), rows(&[&[1, -4], &[2, 3]]));
+    assert_eq!(rel(&p, &o, "s"), rows(&[&[1, 11], &[2, 0]]));
+}
+
 /// Regression (an aggregate with an empty group after a step with no rows emitted its
 /// value anyway): `r(n)` needs a tuple `a(_, 3)`, there is none, and
 /// the engine derives `r(1)` anyway.

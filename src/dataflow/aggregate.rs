@@ -1,0 +1,220 @@
+//! Aggregates (`n = count : { ... }`, `sum`, `min`, `max`) per group of a rule's rows.
+//!
+//! In: the rows reaching the aggregate, its group columns, its body (a pipeline fed
+//! the distinct groups). Out: each group's value, as a one-column row beside the
+//! group (`(group, [value])`), for every group among the rows, empty groups included
+//! (a count of 0; no `min` of nothing).
+//!
+//! Every group carries a marker so that an empty group still has a value. When the
+//! body is one relation read by the group's columns (`count : { candidate(p, c, _) }`,
+//! the usual case), the relation's rows are counted directly, keyed by their group,
+//! with no join against the groups: a group's marker decides whether its key is
+//! reported, so rows of groups that are not asked for drop out there.
+
+use differential_dataflow::{ExchangeData, VecCollection as Collection};
+
+use super::pipeline::{render_pipeline, Diff, Env};
+use super::row::{build, project, row, Wide};
+use super::time::Time;
+use crate::check::ir::{AggFunc, RelId, Value};
+use crate::plan::{AtomFilter, Pick, Pipeline, SExpr, Source, Step};
+
+/// A group marker's weight in a direct count: a key's total weight is the number of
+/// its rows plus this times the multiplicity of its group among the rows (so a count
+/// below it has no group, and the count is the remainder).
+const MARK: isize = 1 << 40;
+
+/// An aggregate step's parts (see [`crate::plan::Step::Aggregate`]).
+pub struct AggSpec<'a> {
+    pub group: &'a [usize],
+    pub func: AggFunc,
+    pub body: &'a Pipeline,
+    pub target: &'a Option<SExpr>,
+    pub body_group: &'a [usize],
+    pub body_set: bool,
+}
+
+/// A body that is one atom whose key columns include every group column: each row of
+/// the relation that passes the atom's conditions is one body row of exactly one group.
+struct Direct {
+    rel: RelId,
+    filter: AtomFilter,
+    key_cols: Vec<usize>,
+    probe: Vec<Pick>,
+    out: Vec<Pick>,
+    groups: usize,
+}
+
+impl Direct {
+    /// The direct form of `spec`'s body, if it has one. The body must yield a set
+    /// (all of the atom's variables kept): then its rows are the relation's rows.
+    fn of(spec: &AggSpec<'_>) -> Option<Direct> {
+        let [Step::Join {
+            rel,
+            key_cols,
+            probe,
+            filter,
+            out,
+        }] = spec.body.steps.as_slice()
+        else {
+            return None;
+        };
+        let groups = spec.group.len();
+        let probed = |j: usize| probe.contains(&Pick::Slot(j));
+        let ok = spec.body_set
+            && spec.body.source == Source::Given
+            && groups > 0
+            && (0..groups).all(probed)
+            && probe.iter().all(|p| !matches!(p, Pick::Col(_)));
+        ok.then(|| Direct {
+            rel: *rel,
+            filter: filter.clone(),
+            key_cols: key_cols.clone(),
+            probe: probe.clone(),
+            out: out.clone(),
+            groups,
+        })
+    }
+
+    /// A relation row's group and body row, if it passes the atom's conditions.
+    #[inline]
+    fn apply<const W: usize>(&self, r: &Wide<W>) -> Option<(Wide<W>, Wide<W>)> {
+        if !self.filter.accepts(r) {
+            return None;
+        }
+        let mut g = [0; W];
+        let mut set = [false; W];
+        for (p, &c) in self.probe.iter().zip(&self.key_cols) {
+            match *p {
+                Pick::Const(v) if r[c] != v => return None,
+                Pick::Slot(j) if set[j] && g[j] != r[c] => return None,
+                Pick::Slot(j) => {
+                    g[j] = r[c];
+                    set[j] = true;
+                }
+                _ => {}
+            }
+        }
+        debug_assert!(set[..self.groups].iter().all(|&s| s));
+        Some((g, build(&self.out, &g, r)))
+    }
+}
+
+/// Each group's aggregate value: `(group, [value])` for every group of `rows`
+/// (projected onto `spec.group`). `whole`: the rows are their groups.
+pub fn aggregate_groups<'s, T: Time, const W: usize>(
+    env: &mut Env<'s, T, W>,
+    rows: Collection<'s, T, Wide<W>>,
+    spec: &AggSpec<'_>,
+    whole: bool,
+) -> Collection<'s, T, (Wide<W>, Wide<W>)>
+where
+    Wide<W>: ExchangeData,
+{
+    let g = spec.group.to_vec();
+    let groups = if whole {
+        rows
+    } else {
+        rows.map(move |r| project(&g, &r))
+    };
+    match Direct::of(spec) {
+        Some(d) => direct(env, groups, d, spec),
+        None => joined(env, groups, spec, whole),
+    }
+}
+
+/// The body read straight from its relation; a group's marker decides whether it is
+/// reported (groups need not be distinct).
+fn direct<'s, T: Time, const W: usize>(
+    env: &mut Env<'s, T, W>,
+    groups: Collection<'s, T, Wide<W>>,
+    d: Direct,
+    spec: &AggSpec<'_>,
+) -> Collection<'s, T, (Wide<W>, Wide<W>)>
+where
+    Wide<W>: ExchangeData,
+{
+    let rel = env.rels[&d.rel].clone();
+    if spec.func == AggFunc::Count && T::TOTAL {
+        // A running count of weights (no history replay, no output trace).
+        let keys = rel.flat_map(move |r| d.apply(&r).map(|(g, _)| g));
+        let marks = groups.explode(|g| Some((g, MARK)));
+        let counts = T::count_keys(keys.concat(marks)).expect("time is totally ordered");
+        return counts.flat_map(|(g, n)| (n >= MARK).then(|| (g, row(&[(n % MARK) as Value]))));
+    }
+    let keyed = rel.flat_map(move |r| d.apply(&r).map(|(g, b)| (g, Some(b))));
+    reduce_values(keyed.concat(groups.map(|g| (g, None))), spec)
+}
+
+/// The body fed the distinct groups (a join per body atom), then counted or reduced.
+/// `whole`: the groups are the rows themselves, a set.
+fn joined<'s, T: Time, const W: usize>(
+    env: &mut Env<'s, T, W>,
+    groups: Collection<'s, T, Wide<W>>,
+    spec: &AggSpec<'_>,
+    whole: bool,
+) -> Collection<'s, T, (Wide<W>, Wide<W>)>
+where
+    Wide<W>: ExchangeData,
+{
+    // A count over a body that yields a set counts without deduplication when its
+    // groups are a set too (and time is totally ordered).
+    let set_count = spec.func == AggFunc::Count && spec.body_set && T::TOTAL;
+    let groups = if whole && !set_count {
+        groups
+    } else {
+        T::distinct(groups)
+    };
+    let body_rows = render_pipeline(env, spec.body, Some(groups.clone()));
+    let bg = spec.body_group.to_vec();
+    let keyed = body_rows
+        .map(move |r| (project(&bg, &r), Some(r)))
+        .concat(groups.map(|g| (g, None)));
+    if spec.func == AggFunc::Count {
+        // The marker counts too: a group's count is one more than its body rows.
+        if let Some(counts) = T::count_distinct(keyed.clone(), set_count) {
+            return counts.map(|(g, n)| (g, row(&[n as Value - 1])));
+        }
+    }
+    reduce_values(keyed, spec)
+}
+
+/// Each marked group's value from (group, Some(body row)) and (group, None) pairs.
+fn reduce_values<'s, T: Time, const W: usize>(
+    keyed: Collection<'s, T, (Wide<W>, Option<Wide<W>>)>,
+    spec: &AggSpec<'_>,
+) -> Collection<'s, T, (Wide<W>, Wide<W>)>
+where
+    Wide<W>: ExchangeData,
+{
+    let (func, target) = (spec.func, spec.target.clone());
+    keyed.reduce_named(
+        "Aggregate",
+        move |_k, input: &[(&Option<Wide<W>>, Diff)], output| {
+            if !input.iter().any(|(v, d)| v.is_none() && *d > 0) {
+                return; // rows of a group that is not asked for
+            }
+            let matches = input
+                .iter()
+                .filter(|(v, d)| v.is_some() && *d > 0)
+                .map(|(v, _)| v.unwrap());
+            let value = match func {
+                AggFunc::Count => Some(matches.count() as Value),
+                AggFunc::Sum => Some(
+                    matches
+                        .filter_map(|r| target.as_ref().unwrap().eval(&r))
+                        .fold(0 as Value, |a, b| a.wrapping_add(b)),
+                ),
+                AggFunc::Min => matches
+                    .filter_map(|r| target.as_ref().unwrap().eval(&r))
+                    .min(),
+                AggFunc::Max => matches
+                    .filter_map(|r| target.as_ref().unwrap().eval(&r))
+                    .max(),
+            };
+            if let Some(v) = value {
+                output.push((row(&[v]), 1));
+            }
+        },
+    )
+}
