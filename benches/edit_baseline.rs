@@ -135,8 +135,8 @@ impl Stats {
 /// One dataflow of the hand-written singles.
 struct HandWritten {
     /// `given(cell, value)`, open at time 0.
-    given: InputSession<u64, (u8, u8), isize>,
-    probe: Handle<u64>,
+    given: InputSession<u32, (u8, u8), isize>,
+    probe: Handle<u32>,
     stats: Rc<RefCell<Stats>>,
 }
 
@@ -154,7 +154,7 @@ fn hand_written(
     }));
     let (loop_stats, out_stats) = (stats.clone(), stats.clone());
     let (given_in, (mut member_in, mut peer_in, mut all_in), probe) =
-        worker.dataflow::<u64, _, _>(|scope| {
+        worker.dataflow::<u32, _, _>(|scope| {
             let (given_in, given) = scope.new_collection::<(u8, u8), isize>();
             let (member_in, member) = scope.new_collection::<(u8, u8), isize>();
             let (peer_in, peer) = scope.new_collection::<(u8, u8), isize>();
@@ -237,7 +237,7 @@ fn new_worker() -> Worker {
 }
 
 /// Runs `worker` until `probe` has passed `time`.
-fn run_to(worker: &mut Worker, probe: &Handle<u64>, time: u64) {
+fn run_to(worker: &mut Worker, probe: &Handle<u32>, time: u32) {
     while probe.less_than(&time) {
         worker.step_or_park(None);
     }
@@ -332,7 +332,7 @@ fn main() {
     let mut scratch_updates = Vec::new();
     for i in 1..=edits {
         let (prev, cur) = (&states[i - 1], &states[i]);
-        let t = i as u64 + 1;
+        let t = i as u32 + 1;
 
         // Hand-written, incremental.
         {
@@ -447,8 +447,8 @@ fn main() {
     // The fixed cost of an edit on the hand-written side: epochs that change nothing
     // (the input advances, progress goes round the loop, no data moves).
     let mut empty = Vec::new();
-    for k in 0..200u64 {
-        let t = edits as u64 + 2 + k;
+    for k in 0..200u32 {
+        let t = edits as u32 + 2 + k;
         let start = Instant::now();
         given_in.advance_to(t);
         given_in.flush();

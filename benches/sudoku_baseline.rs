@@ -63,7 +63,7 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
         for (n, chunk) in grids.chunks(CHUNK).enumerate() {
             let pc = placed_count.clone();
             let (mut given_in, mut geo_in, mut peer_in, probe) =
-                worker.dataflow::<u64, _, _>(|scope| {
+                worker.dataflow::<u32, _, _>(|scope| {
                     let (given_in, given) = scope.new_collection::<(u32, u8, u8), isize>();
                     let (geo_in, member) = scope.new_collection::<(u8, u8), isize>();
                     let (peer_in, peer) = scope.new_collection::<(u8, u8), isize>();
@@ -73,7 +73,7 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
                     });
                     // Rounds totally ordered (batch idiom): `distinct_total` and
                     // `count_total` instead of replaying each key's history.
-                    let placed = scope.scoped::<(u64, u32), _, _>("Batch", |inner| {
+                    let placed = scope.scoped::<(u32, u32), _, _>("Batch", |inner| {
                         let given = given.clone().enter(inner);
                         let all = all.clone().enter(inner);
                         let peer = peer.clone().enter(inner).arrange_by_key();

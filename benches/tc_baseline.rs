@@ -5,7 +5,7 @@
 //! `sudolog bench tc`'s (1,000 nodes, 2,000 edges, seed 1). Two renderings, each side
 //! in the same idiom:
 //!
-//! - batch, from scratch five times: the loop's rounds totally ordered (`(u64, u32)`
+//! - batch, from scratch five times: the loop's rounds totally ordered (`(u32, u32)`
 //!   timestamps in lexicographic order), so deduplication is `distinct_total`;
 //! - incremental: from scratch three times, then 20 random new edges each inserted
 //!   and deleted one at a time, with the textbook `iterate` (product-ordered rounds,
@@ -61,7 +61,7 @@ fn hand_written(s: &Script, workers: usize) -> Times {
     timely::execute(timely::Config::process(workers), move |worker| {
         let count = count.clone();
         let index = worker.index();
-        let (mut input, probe) = worker.dataflow::<u64, _, _>(|scope| {
+        let (mut input, probe) = worker.dataflow::<u32, _, _>(|scope| {
             let (input, edges) = scope.new_collection::<(i32, i32), isize>();
             let paths = edges.clone().iterate(|inner_scope, inner| {
                 let edges = edges.clone().enter(inner_scope);
@@ -116,7 +116,7 @@ fn hand_written(s: &Script, workers: usize) -> Times {
     times
 }
 
-/// Hand-written, batch idioms: the loop's rounds totally ordered (`(u64, u32)` in
+/// Hand-written, batch idioms: the loop's rounds totally ordered (`(u32, u32)` in
 /// lexicographic order) so that `distinct_total` replaces `distinct`. One run from
 /// scratch: its time and the closure's size.
 fn hand_written_batch(s: &Script, workers: usize) -> (Duration, usize) {
@@ -126,9 +126,9 @@ fn hand_written_batch(s: &Script, workers: usize) -> (Duration, usize) {
     let count2 = count.clone();
     timely::execute(timely::Config::process(workers), move |worker| {
         let count = count2.clone();
-        let (mut input, probe) = worker.dataflow::<u64, _, _>(|scope| {
+        let (mut input, probe) = worker.dataflow::<u32, _, _>(|scope| {
             let (input, edges) = scope.new_collection::<(i32, i32), isize>();
-            let paths = scope.scoped::<(u64, u32), _, _>("Batch", |inner| {
+            let paths = scope.scoped::<(u32, u32), _, _>("Batch", |inner| {
                 let edges = edges.enter(inner);
                 let (var, paths) = VecVariable::new(inner, (0, 1));
                 let by_src = edges.clone().arrange_by_key();

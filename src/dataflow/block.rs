@@ -22,7 +22,7 @@ use timely::dataflow::Scope;
 use super::pipeline::{render_rule, Env};
 use super::render::EVENT;
 use super::row::{row, Wide};
-use super::time::Rounds;
+use super::time::{Epoch, Rounds};
 use crate::check::ir::{RelId, Value};
 use crate::plan::RulePlan;
 
@@ -52,7 +52,7 @@ pub struct BlockOut<'s, const W: usize> {
     /// of the block's operators to each output, when the dataflow is built and as
     /// its frontiers move every round), so there is one, and only what
     /// [`BlockSpec::leaves`] asks for is in it.
-    pub left: Collection<'s, u64, Leaving<W>>,
+    pub left: Collection<'s, Epoch, Leaving<W>>,
     /// The relations in `left`.
     pub rels: Vec<Left>,
 }
@@ -108,9 +108,9 @@ fn limit<'s, R: Rounds, D: Clone + 'static>(
 /// Renders a block in a scope of its own whose rounds are timed by `R` (see
 /// [`super::time`]: incremental or batch).
 pub fn render_block<'s, R: Rounds, const W: usize>(
-    env: &mut Env<'s, u64, W>,
-    scope: Scope<'s, u64>,
-    inputs: &HashMap<RelId, Collection<'s, u64, Wide<W>>>,
+    env: &mut Env<'s, Epoch, W>,
+    scope: Scope<'s, Epoch>,
+    inputs: &HashMap<RelId, Collection<'s, Epoch, Wide<W>>>,
     spec: BlockSpec<'_>,
 ) -> BlockOut<'s, W>
 where

@@ -11,6 +11,8 @@ use timely::dataflow::operators::probe::Handle as ProbeHandle;
 use timely::dataflow::operators::vec::Partition;
 use timely::dataflow::operators::Exchange;
 use timely::dataflow::Scope;
+
+use super::time::Epoch;
 use timely::order::Product;
 
 use super::block::{render_block, BlockSpec, Leaving};
@@ -57,7 +59,7 @@ pub struct Outputs {
 /// dataflow was rendered at.
 pub struct Dataflow {
     inputs: Box<dyn Feed>,
-    pub probe: ProbeHandle<u64>,
+    pub probe: ProbeHandle<Epoch>,
 }
 
 impl Dataflow {
@@ -70,7 +72,7 @@ impl Dataflow {
         self.inputs.insert_unit();
     }
     /// Closes the inputs' epochs before `epoch` and sends what they hold.
-    pub fn advance_to(&mut self, epoch: u64) {
+    pub fn advance_to(&mut self, epoch: Epoch) {
         self.inputs.advance_to(epoch);
     }
 }
@@ -79,13 +81,13 @@ impl Dataflow {
 trait Feed {
     fn update(&mut self, rel: RelId, r: &Row, diff: isize);
     fn insert_unit(&mut self);
-    fn advance_to(&mut self, epoch: u64);
+    fn advance_to(&mut self, epoch: Epoch);
 }
 
 /// One input per relation, in relation order, and the unit relation's.
 struct Inputs<const W: usize> {
-    rels: Vec<InputSession<u64, Wide<W>, isize>>,
-    unit: InputSession<u64, Wide<W>, isize>,
+    rels: Vec<InputSession<Epoch, Wide<W>, isize>>,
+    unit: InputSession<Epoch, Wide<W>, isize>,
 }
 
 impl<const W: usize> Feed for Inputs<W> {
@@ -95,7 +97,7 @@ impl<const W: usize> Feed for Inputs<W> {
     fn insert_unit(&mut self) {
         self.unit.insert(row(&[]));
     }
-    fn advance_to(&mut self, epoch: u64) {
+    fn advance_to(&mut self, epoch: Epoch) {
         for i in self.rels.iter_mut().chain(std::iter::once(&mut self.unit)) {
             i.advance_to(epoch);
             i.flush();
@@ -163,9 +165,9 @@ fn stratum_reads(s: &StratumPlan) -> Vec<RelId> {
 
 /// Flat-stratum events: one per fact, the least (rule, bindings) deriving it.
 fn first_reasons<'s, const W: usize>(
-    evs: Vec<Collection<'s, u64, (Wide<W>, Wide<W>)>>,
-    scope: Scope<'s, u64>,
-) -> Collection<'s, u64, ((Wide<W>, Wide<W>), u32)>
+    evs: Vec<Collection<'s, Epoch, (Wide<W>, Wide<W>)>>,
+    scope: Scope<'s, Epoch>,
+) -> Collection<'s, Epoch, ((Wide<W>, Wide<W>), u32)>
 where
     Wide<W>: ExchangeData,
 {
@@ -198,7 +200,7 @@ pub fn width(program: &Program, plan: &Plan) -> usize {
 /// relations and explain events go to `sink` (on worker 0 when `outputs.gather`,
 /// else on the worker that computed them).
 pub fn render<'s>(
-    scope: Scope<'s, u64>,
+    scope: Scope<'s, Epoch>,
     program: &Program,
     plan: &Plan,
     outputs: &Outputs,
@@ -212,7 +214,7 @@ pub fn render<'s>(
 }
 
 fn render_at<'s, const W: usize>(
-    scope: Scope<'s, u64>,
+    scope: Scope<'s, Epoch>,
     program: &Program,
     plan: &Plan,
     outputs: &Outputs,
@@ -225,14 +227,14 @@ where
     let arities: Vec<usize> = program.relations.iter().map(|r| r.arity()).collect();
     let (unit_in, unit) = scope.new_collection::<Wide<W>, isize>();
     let mut inputs = Vec::new();
-    let mut input_colls: HashMap<RelId, Collection<'s, u64, Wide<W>>> = HashMap::new();
+    let mut input_colls: HashMap<RelId, Collection<'s, Epoch, Wide<W>>> = HashMap::new();
     for r in 0..program.relations.len() {
         let (i, c) = scope.new_collection::<Wide<W>, isize>();
         inputs.push(i);
         input_colls.insert(r, c);
     }
     let mut env = Env::new(unit, arities, profile, program.symbols.clone());
-    let mut outs: Vec<Collection<'s, u64, (u32, Wide<W>, Wide<W>, u32)>> = Vec::new();
+    let mut outs: Vec<Collection<'s, Epoch, (u32, Wide<W>, Wide<W>, u32)>> = Vec::new();
     let observe = |r: RelId| outputs.observe.get(r).copied().unwrap_or(false);
     let view_facts: Vec<RelId> = program.facts.iter().map(|(r, _)| *r).collect();
     let rule_tiers: Vec<u32> = program.rules.iter().map(|r| r.tier).collect();
@@ -283,9 +285,9 @@ where
                 read.dedup();
                 read.retain(|r| !state.contains(r) && !views.iter().any(|(v, _)| v == r));
                 let render_block = if outputs.batch {
-                    render_block::<(u64, u32), W>
+                    render_block::<(Epoch, u32), W>
                 } else {
-                    render_block::<Product<u64, u64>, W>
+                    render_block::<Product<Epoch, u32>, W>
                 };
                 let out = render_block(
                     &mut env,
@@ -311,7 +313,7 @@ where
                 for (k, l) in out.rels.iter().enumerate() {
                     part[l.rel] = k as u64 + 1;
                 }
-                let route = move |(u, t, d): (Leaving<W>, u64, isize)| {
+                let route = move |(u, t, d): (Leaving<W>, Epoch, isize)| {
                     let p = if u.0 == EVENT { 0 } else { part[u.0 as usize] };
                     (p, (u, t, d))
                 };

@@ -1,14 +1,14 @@
 //! Timestamps: the two renderings of one plan differ only in how a block's rounds
 //! are timed.
 //!
-//! The top level runs at `u64` epochs (one per commit), a total order. Inside a
+//! The top level runs at [`Epoch`]s (`u32`, one per commit), a total order. Inside a
 //! fixpoint block a round is a second coordinate:
 //!
-//! - **Incremental** ([`Product<u64, u64>`]): (epoch, round) in the product order.
+//! - **Incremental** ([`Product<Epoch, u32>`]): (epoch, round) in the product order.
 //!   Every epoch's rounds start again from round 0, so a commit that retracts facts
 //!   is exact; deduplication (`distinct`) must replay each key's history over that
 //!   partial order.
-//! - **Batch** (`(u64, u32)` in lexicographic order): rounds of one epoch are totally
+//! - **Batch** (`(Epoch, u32)` in lexicographic order): rounds of one epoch are totally
 //!   ordered, so deduplication is `distinct_total` (each key's count before and after
 //!   a round, no history replay). A later epoch continues from the previous fixpoint:
 //!   exact for a first commit, for commits that only add facts to a monotone block,
@@ -37,6 +37,9 @@ where
 {
     c.threshold_total(|_, n: &isize| isize::from(*n > 0))
 }
+
+/// The top level's time: one epoch per commit.
+pub type Epoch = u32;
 
 pub trait Time: Timestamp + Lattice + Ord {
     /// Totally ordered: [`Time::count_distinct`] builds a count (and a caller that
@@ -77,14 +80,14 @@ where
 }
 
 /// The timestamp of a block's rounds, inside an epoch of the top level.
-pub trait Rounds: Time + Refines<u64> {
+pub trait Rounds: Time + Refines<Epoch> {
     /// The summary that advances a time by one round.
     fn step() -> Self::Summary;
     /// The scope's name in timely's logs.
     const NAME: &'static str;
 }
 
-impl Time for u64 {
+impl Time for Epoch {
     const TOTAL: bool = true;
     fn round(&self) -> u32 {
         0
@@ -107,10 +110,10 @@ impl Time for u64 {
     }
 }
 
-impl Time for Product<u64, u64> {
+impl Time for Product<Epoch, u32> {
     const TOTAL: bool = false;
     fn round(&self) -> u32 {
-        self.inner as u32
+        self.inner
     }
     fn distinct<'s, D: ExchangeData + Hashable>(
         c: Collection<'s, Self, D>,
@@ -130,14 +133,14 @@ impl Time for Product<u64, u64> {
     }
 }
 
-impl Rounds for Product<u64, u64> {
+impl Rounds for Product<Epoch, u32> {
     fn step() -> Self::Summary {
         Product::new(Default::default(), 1)
     }
     const NAME: &'static str = "Block (incremental)";
 }
 
-impl Time for (u64, u32) {
+impl Time for (Epoch, u32) {
     const TOTAL: bool = true;
     fn round(&self) -> u32 {
         self.1
@@ -160,7 +163,7 @@ impl Time for (u64, u32) {
     }
 }
 
-impl Rounds for (u64, u32) {
+impl Rounds for (Epoch, u32) {
     fn step() -> Self::Summary {
         (Default::default(), 1)
     }

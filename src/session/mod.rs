@@ -118,7 +118,7 @@ pub struct Session {
     /// Facts written in the program: always present, whatever is inserted or retracted.
     fixed: HashSet<(RelId, Row)>,
     pending: Vec<(RelId, Row, isize)>,
-    epoch: u64,
+    epoch: crate::dataflow::time::Epoch,
     observed: Vec<bool>,
     contents: Vec<BTreeMap<Row, u32>>,
     events: HashMap<(RelId, Row), (usize, Row, u32)>,

@@ -14,12 +14,13 @@ use crate::dataflow::profile::{
 };
 use crate::dataflow::render::{render, Dataflow, Outputs, Update};
 use crate::dataflow::row::Row;
+use crate::dataflow::time::Epoch;
 use crate::plan::Plan;
 
 #[derive(Clone)]
 pub enum Cmd {
     Update(Arc<Vec<(RelId, Row, isize)>>),
-    Commit(u64),
+    Commit(Epoch),
     Rebuild,
     /// Report what each rule has cost so far.
     Profile,
@@ -65,8 +66,8 @@ fn build(w: &mut Worker, job: &Job) -> Built {
     let s2 = sink.clone();
     let profile: Option<ProfileCell> = job.profile.then(Default::default);
     let p2 = profile.clone();
-    let mut df =
-        w.dataflow::<u64, _, _>(|scope| render(scope, job.program, job.plan, job.outputs, s2, p2));
+    let mut df = w
+        .dataflow::<Epoch, _, _>(|scope| render(scope, job.program, job.plan, job.outputs, s2, p2));
     if w.index() == 0 {
         df.insert_unit();
     }
