@@ -178,6 +178,9 @@ fn loaded_session(s: &Script, workers: usize, batch: bool) -> (Session, Duration
         workers,
         observe: Observe::Relations(vec![path]),
         batch,
+        // As `sudolog run` and `bench tc`: a batch run reads contents, not a list of
+        // changes; editing sessions list them.
+        changes: !batch,
         ..Default::default()
     };
     let mut session = Session::new(program, config).expect("session starts");

@@ -6,7 +6,7 @@
 //! type keeps compile times flat and lets any program run without generating code. What flows in: one input collection per relation (facts inserted
 //! and retracted by the session). What flows out: for every observed relation its
 //! changes tagged with the round a fact first appeared, and explain events; both are
-//! handed to the session through each worker's [`Sink`] (routed to worker 0 first
+//! handed to the session by each worker's [`Dataflow::take_changes`] (routed to worker 0 first
 //! when several processes run). [`time`] holds the two renderings: incremental
 //! (product-ordered rounds) and batch (totally ordered rounds).
 //!
@@ -20,5 +20,5 @@ pub mod render;
 pub mod row;
 pub mod time;
 
-pub use render::{render, Dataflow, Outputs, Sink};
+pub use render::{render, Dataflow, Outputs};
 pub use row::Row;

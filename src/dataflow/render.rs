@@ -36,8 +36,64 @@ pub struct Update {
     pub diff: isize,
 }
 
-/// Where a worker collects the changes of the current commit.
-pub type Sink = Rc<RefCell<Vec<Update>>>;
+impl Update {
+    /// What equal changes share: their sum is one change.
+    pub fn key(&self) -> (u32, &Row, &Row, u32) {
+        (self.tag, &self.row, &self.binds, self.round)
+    }
+}
+
+/// Sorts `ups` by [`Update::key`] and adds up the changes of equal keys, dropping those
+/// that cancel. Stable: runs that are already sorted (each worker's share) merge in
+/// linear time.
+pub fn consolidate(ups: &mut Vec<Update>) {
+    ups.sort_by(|a, b| a.key().cmp(&b.key()));
+    let mut w = 0;
+    for i in 0..ups.len() {
+        if w > 0 && ups[w - 1].key() == ups[i].key() {
+            ups[w - 1].diff += ups[i].diff;
+        } else {
+            ups.swap(w, i);
+            w += 1;
+        }
+    }
+    ups.truncate(w);
+    ups.retain(|u| u.diff != 0);
+}
+
+/// Where a worker collects the changes of the current commit, at the dataflow's width.
+type Changes<const W: usize> = Rc<RefCell<Vec<(Leaving<W>, isize)>>>;
+
+/// Takes the changes collected so far, consolidated, sorted by [`Update::key`] and
+/// widened. Sorted while still narrow: a 2-wide program's changes are a third of the
+/// bytes of the host's rows.
+fn take_changes<const W: usize>(changes: &Changes<W>) -> Vec<Update> {
+    let mut v = std::mem::take(&mut *changes.borrow_mut());
+    // Padding with zeros keeps the order: narrow and wide keys sort alike.
+    v.sort_unstable_by_key(|u| u.0);
+    let mut out: Vec<Update> = Vec::with_capacity(v.len());
+    for ((tag, row, binds, round), diff) in v {
+        match out.last_mut() {
+            Some(u)
+                if u.tag == tag
+                    && u.round == round
+                    && u.row[..W] == row
+                    && u.binds[..W] == binds =>
+            {
+                u.diff += diff
+            }
+            _ => out.push(Update {
+                tag,
+                row: rewiden(&row),
+                binds: rewiden(&binds),
+                round,
+                diff,
+            }),
+        }
+    }
+    out.retain(|u| u.diff != 0);
+    out
+}
 
 /// What to report, and how to render.
 #[derive(Clone, Debug)]
@@ -60,6 +116,7 @@ pub struct Outputs {
 pub struct Dataflow {
     inputs: Box<dyn Feed>,
     pub probe: ProbeHandle<Epoch>,
+    changes: Box<dyn FnMut() -> Vec<Update>>,
 }
 
 impl Dataflow {
@@ -70,6 +127,11 @@ impl Dataflow {
     /// Puts the unit relation's one empty row in (once, on one worker).
     pub fn insert_unit(&mut self) {
         self.inputs.insert_unit();
+    }
+    /// This worker's changes of observed relations and explain events since the last
+    /// call: consolidated, sorted by [`Update::key`].
+    pub fn take_changes(&mut self) -> Vec<Update> {
+        (self.changes)()
     }
     /// Closes the inputs' epochs before `epoch` and sends what they hold.
     pub fn advance_to(&mut self, epoch: Epoch) {
@@ -197,19 +259,18 @@ pub fn width(program: &Program, plan: &Plan) -> usize {
 }
 
 /// Builds the dataflow for `plan` in `scope`, at its [`width`]; changes of observed
-/// relations and explain events go to `sink` (on worker 0 when `outputs.gather`,
-/// else on the worker that computed them).
+/// relations and explain events are collected for [`Dataflow::take_changes`] (on
+/// worker 0 when `outputs.gather`, else on the worker that computed them).
 pub fn render<'s>(
     scope: Scope<'s, Epoch>,
     program: &Program,
     plan: &Plan,
     outputs: &Outputs,
-    sink: Sink,
     profile: Option<ProfileCell>,
 ) -> Dataflow {
     match width(program, plan) {
-        2 => render_at::<2>(scope, program, plan, outputs, sink, profile),
-        _ => render_at::<{ super::row::WIDTH }>(scope, program, plan, outputs, sink, profile),
+        2 => render_at::<2>(scope, program, plan, outputs, profile),
+        _ => render_at::<{ super::row::WIDTH }>(scope, program, plan, outputs, profile),
     }
 }
 
@@ -218,7 +279,6 @@ fn render_at<'s, const W: usize>(
     program: &Program,
     plan: &Plan,
     outputs: &Outputs,
-    sink: Sink,
     profile: Option<ProfileCell>,
 ) -> Dataflow
 where
@@ -347,29 +407,23 @@ where
         c.clone().probe_with(&probe);
     }
     env.unit.clone().probe_with(&probe);
-    let sink2 = sink.clone();
+    let changes: Changes<W> = Default::default();
+    let sink = changes.clone();
     let outs = concatenate(scope, outs);
     let outs = if outputs.gather {
         outs.inner.exchange(|_| 0).as_collection()
     } else {
         outs
     };
-    outs.inspect(move |((tag, row, binds, round), _t, diff)| {
-        sink2.borrow_mut().push(Update {
-            tag: *tag,
-            row: rewiden(row),
-            binds: rewiden(binds),
-            round: *round,
-            diff: *diff,
-        })
-    })
-    .probe_with(&probe);
+    outs.inspect(move |(u, _t, diff)| sink.borrow_mut().push((*u, *diff)))
+        .probe_with(&probe);
     Dataflow {
         inputs: Box::new(Inputs {
             rels: inputs,
             unit: unit_in,
         }),
         probe,
+        changes: Box::new(move || take_changes(&changes)),
     }
 }
 

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use crate::check::ir::{Program, RelId, RelKind, Symbols, Value};
 use crate::dataflow::profile::merge_costs;
 pub use crate::dataflow::profile::RuleCost;
-use crate::dataflow::render::{Update, EVENT};
+use crate::dataflow::render::{consolidate, Update, EVENT};
 use crate::dataflow::row::{row, Row, WIDTH};
 use crate::plan::Plan;
 use worker::{Cmd, Reply};
@@ -103,9 +103,6 @@ pub struct Commit {
     pub events: Vec<(Event, isize)>,
     pub elapsed: Duration,
 }
-
-/// A worker's update consolidated: (tag, row, bindings, round) and its net count.
-type Consolidated = ((u32, Row, Row, u32), isize);
 
 pub struct Session {
     program: Arc<Program>,
@@ -339,7 +336,11 @@ impl Session {
             Reply::Done(u) => Some(u),
             _ => None,
         })?;
-        Ok(done.concat())
+        let mut all = Vec::with_capacity(done.iter().map(Vec::len).sum());
+        for mut d in done {
+            all.append(&mut d);
+        }
+        Ok(all)
     }
 
     /// Applies the pending inserts and retracts and runs to the fixpoint.
@@ -375,30 +376,35 @@ impl Session {
         Ok(())
     }
 
-    fn absorb(&mut self, updates: Vec<Update>) -> Commit {
-        // Consolidate: sort by (tag, row, bindings, round), add up equal keys.
-        let mut ups: Vec<Consolidated> = updates
-            .into_iter()
-            .map(|u| ((u.tag, u.row, u.binds, u.round), u.diff))
-            .collect();
-        ups.sort_unstable_by_key(|u| u.0);
-        let mut w = 0;
-        for i in 0..ups.len() {
-            if w > 0 && ups[w - 1].0 == ups[i].0 {
-                ups[w - 1].1 += ups[i].1;
-            } else {
-                ups[w] = ups[i];
-                w += 1;
-            }
-        }
-        ups.truncate(w);
-        ups.retain(|(_, d)| *d != 0);
+    /// In: every worker's changes, each worker's share sorted and consolidated.
+    fn absorb(&mut self, mut ups: Vec<Update>) -> Commit {
+        // The workers' sorted runs merge (a stable sort of runs is a merge).
+        consolidate(&mut ups);
         let mut commit = Commit::default();
-        // Removals first, so a fact that moved rounds ends up present; additions
-        // come sorted, so each relation's are added in bulk.
-        let (removals, additions): (Vec<_>, Vec<_>) = ups.into_iter().partition(|(_, d)| *d < 0);
-        self.add_contents(&additions);
-        for ((tag, r, b, round), diff) in removals.into_iter().chain(additions) {
+        // Additions come sorted, so each relation's are added in bulk. A removal
+        // takes a fact out only at the round it had, so a fact that moved rounds
+        // (removed at one, added at another) ends up present.
+        self.add_contents(&ups);
+        if !self.list_changes && !ups.iter().any(|u| u.tag == EVENT) {
+            commit.changed = ups.len();
+            for u in ups.iter().filter(|u| u.diff < 0) {
+                let rel = u.tag as RelId;
+                if self.contents[rel].get(&u.row) == Some(&u.round) {
+                    self.contents[rel].remove(&u.row);
+                }
+            }
+            return commit;
+        }
+        let removals = ups.iter().filter(|u| u.diff < 0);
+        let additions = ups.iter().filter(|u| u.diff > 0);
+        for &Update {
+            tag,
+            row: r,
+            binds: b,
+            round,
+            diff,
+        } in removals.chain(additions)
+        {
             if tag == EVENT {
                 let rule = b[0] as usize;
                 let head_rel = self.program.rules[rule].head;
@@ -431,13 +437,16 @@ impl Session {
         commit
     }
 
-    /// Adds the facts of `additions` (sorted, positive, events among them) to the
-    /// relations' contents: a relation's run of facts is merged in as one sorted
+    /// Adds the added facts of `changes` (consolidated and sorted; removals and events
+    /// among them are skipped) to the relations' contents: a relation's run of facts is merged in as one sorted
     /// batch (a closure of 600,000 paths is one bulk build, not 600,000 inserts).
-    fn add_contents(&mut self, additions: &[Consolidated]) {
-        let facts = additions.iter().filter(|((tag, ..), _)| *tag != EVENT);
+    fn add_contents(&mut self, changes: &[Update]) {
+        let facts = changes.iter().filter(|u| u.tag != EVENT && u.diff > 0);
         let mut runs: Vec<(RelId, Vec<(Row, u32)>)> = Vec::new();
-        for ((tag, r, _, round), _) in facts {
+        for Update {
+            tag, row: r, round, ..
+        } in facts
+        {
             match runs.last_mut() {
                 Some((rel, run)) if *rel == *tag as RelId => run.push((*r, *round)),
                 _ => runs.push((*tag as RelId, vec![(*r, *round)])),

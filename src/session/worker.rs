@@ -1,8 +1,6 @@
 //! One timely worker's side of a session: apply input batches, run commits to the
 //! probe (parking when there is nothing to do), rebuild on request.
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::mpsc::{Receiver, Sender};
 use std::sync::Arc;
 
@@ -52,31 +50,23 @@ pub struct Job<'a> {
     pub profile: bool,
 }
 
-/// A dataflow built in a worker, with its index, sink and profile.
+/// A dataflow built in a worker, with its index and profile.
 struct Built {
     df: Dataflow,
     id: usize,
-    sink: Rc<RefCell<Vec<Update>>>,
     profile: Option<ProfileCell>,
 }
 
 fn build(w: &mut Worker, job: &Job) -> Built {
-    let sink = Rc::new(RefCell::new(Vec::new()));
     let id = w.next_dataflow_index();
-    let s2 = sink.clone();
     let profile: Option<ProfileCell> = job.profile.then(Default::default);
     let p2 = profile.clone();
-    let mut df = w
-        .dataflow::<Epoch, _, _>(|scope| render(scope, job.program, job.plan, job.outputs, s2, p2));
+    let mut df =
+        w.dataflow::<Epoch, _, _>(|scope| render(scope, job.program, job.plan, job.outputs, p2));
     if w.index() == 0 {
         df.insert_unit();
     }
-    Built {
-        df,
-        id,
-        sink,
-        profile,
-    }
+    Built { df, id, profile }
 }
 
 /// Runs a worker's command loop; a panic is reported to the session instead of
@@ -118,7 +108,8 @@ fn serve(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
                 b.df.advance_to(epoch);
                 let probe = b.df.probe.clone();
                 w.step_or_park_while(None, || probe.less_than(&epoch));
-                Reply::Done(std::mem::take(&mut *b.sink.borrow_mut()))
+                // Sorted here, in parallel, so the session merges runs.
+                Reply::Done(b.df.take_changes())
             }
             Cmd::Rebuild => {
                 merge_costs(&mut earlier, costs_of(&b));
