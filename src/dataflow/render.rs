@@ -11,15 +11,13 @@ use timely::dataflow::operators::probe::Handle as ProbeHandle;
 use timely::dataflow::operators::vec::Partition;
 use timely::dataflow::operators::Exchange;
 use timely::dataflow::Scope;
-
-use super::time::Epoch;
 use timely::order::Product;
 
 use super::block::{render_block, BlockSpec, Leaving};
 use super::pipeline::{render_rule, Env};
 use super::profile::ProfileCell;
 use super::row::{rewiden, row, Row, Wide};
-use super::time::Time;
+use super::time::{Epoch, Time};
 use crate::check::ir::{Program, RelId};
 use crate::plan::{Pipeline, Plan, Source, Step, StratumPlan};
 
@@ -48,6 +46,12 @@ impl Update {
 /// linear time.
 pub fn consolidate(ups: &mut Vec<Update>) {
     ups.sort_by(|a, b| a.key().cmp(&b.key()));
+    merge_sorted(ups);
+}
+
+/// Adds up the changes of equal keys in `ups`, sorted by [`Update::key`], dropping
+/// those that cancel.
+fn merge_sorted(ups: &mut Vec<Update>) {
     let mut w = 0;
     for i in 0..ups.len() {
         if w > 0 && ups[w - 1].key() == ups[i].key() {
@@ -71,27 +75,17 @@ fn take_changes<const W: usize>(changes: &Changes<W>) -> Vec<Update> {
     let mut v = std::mem::take(&mut *changes.borrow_mut());
     // Padding with zeros keeps the order: narrow and wide keys sort alike.
     v.sort_unstable_by_key(|u| u.0);
-    let mut out: Vec<Update> = Vec::with_capacity(v.len());
-    for ((tag, row, binds, round), diff) in v {
-        match out.last_mut() {
-            Some(u)
-                if u.tag == tag
-                    && u.round == round
-                    && u.row[..W] == row
-                    && u.binds[..W] == binds =>
-            {
-                u.diff += diff
-            }
-            _ => out.push(Update {
-                tag,
-                row: rewiden(&row),
-                binds: rewiden(&binds),
-                round,
-                diff,
-            }),
-        }
-    }
-    out.retain(|u| u.diff != 0);
+    let mut out: Vec<Update> = v
+        .into_iter()
+        .map(|((tag, row, binds, round), diff)| Update {
+            tag,
+            row: rewiden(&row),
+            binds: rewiden(&binds),
+            round,
+            diff,
+        })
+        .collect();
+    merge_sorted(&mut out);
     out
 }
 

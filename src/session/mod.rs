@@ -336,7 +336,9 @@ impl Session {
             Reply::Done(u) => Some(u),
             _ => None,
         })?;
-        let mut all = Vec::with_capacity(done.iter().map(Vec::len).sum());
+        // One worker's share moves as it is; the others' are appended to it.
+        let mut done = done.into_iter();
+        let mut all = done.next().unwrap_or_default();
         for mut d in done {
             all.append(&mut d);
         }
@@ -385,16 +387,6 @@ impl Session {
         // takes a fact out only at the round it had, so a fact that moved rounds
         // (removed at one, added at another) ends up present.
         self.add_contents(&ups);
-        if !self.list_changes && !ups.iter().any(|u| u.tag == EVENT) {
-            commit.changed = ups.len();
-            for u in ups.iter().filter(|u| u.diff < 0) {
-                let rel = u.tag as RelId;
-                if self.contents[rel].get(&u.row) == Some(&u.round) {
-                    self.contents[rel].remove(&u.row);
-                }
-            }
-            return commit;
-        }
         let removals = ups.iter().filter(|u| u.diff < 0);
         let additions = ups.iter().filter(|u| u.diff > 0);
         for &Update {
@@ -438,8 +430,9 @@ impl Session {
     }
 
     /// Adds the added facts of `changes` (consolidated and sorted; removals and events
-    /// among them are skipped) to the relations' contents: a relation's run of facts is merged in as one sorted
-    /// batch (a closure of 600,000 paths is one bulk build, not 600,000 inserts).
+    /// among them are skipped) to the relations' contents: a relation's run of facts
+    /// is merged in as one sorted batch (a closure of 600,000 paths is one bulk build,
+    /// not 600,000 inserts).
     fn add_contents(&mut self, changes: &[Update]) {
         let facts = changes.iter().filter(|u| u.tag != EVENT && u.diff > 0);
         let mut runs: Vec<(RelId, Vec<(Row, u32)>)> = Vec::new();
