@@ -8,10 +8,13 @@
 
 use std::collections::HashMap;
 
+use differential_dataflow::consolidation::ConsolidatingContainerBuilder;
 use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
+use differential_dataflow::operators::join::join_traces;
 use differential_dataflow::trace::implementations::{KeySpine, ValSpine};
-use differential_dataflow::ExchangeData;
 use differential_dataflow::VecCollection as Collection;
+use differential_dataflow::{AsCollection, ExchangeData};
+use timely::container::PushInto;
 
 use super::aggregate::{aggregate_groups, AggSpec};
 use super::profile::ProfileCell;
@@ -244,30 +247,34 @@ where
     tail.0.extend(finish.0);
     let mut tail = Some(tail);
     let mut pending = Pending::default();
-    let mut rows = match &p.source {
+    let mut flow = Flow::Rows(match &p.source {
         Source::Scan { rel, filter, out } => {
             pending.0.push(Stage::Scan(filter.clone(), out.clone()));
             env.rel(*rel)
         }
         Source::Unit => env.unit.clone(),
         Source::Given => given.expect("a Given source gets rows"),
-    };
-    for (i, (step, stage)) in p.steps.iter().zip(stages).enumerate() {
+    });
+    for (i, (step, stage)) in p.steps.iter().zip(&stages).enumerate() {
         let width = p.layouts.get(i).map(|l| l.len()).unwrap_or(usize::MAX);
         if let Some(s) = stage {
             if last.is_some_and(|l| i > l) {
                 break; // in the tail
             }
-            pending.0.push(s);
+            if let Flow::Rows(_) = flow {
+                pending.0.push(s.clone());
+            } // else the previous step ran it before keying its rows
             continue;
         }
-        // The tail runs in the last stateful step; the others pass rows on as built.
+        // The tail runs in the last stateful step; the others pass rows on as built,
+        // keyed for the next step when that is a join or an antijoin.
         let post = if Some(i) == last {
             tail.take().unwrap_or_default()
         } else {
             Pending::default()
         };
-        rows = match step {
+        let next = Rekey::after(p, &stages, i);
+        flow = match step {
             Step::Filter { .. } | Step::Project { .. } | Step::Assign { .. } => {
                 unreachable!("stateless steps are stages")
             }
@@ -278,29 +285,23 @@ where
                 filter,
                 out,
             } => {
-                let (probe, filter, out) = (probe.clone(), filter.clone(), out.clone());
-                let pend = std::mem::take(&mut pending);
-                let keyed = rows.flat_map(move |r| pend.apply(r).map(|r| (key_of(&probe, &r), r)));
-                if key_cols.iter().copied().eq(0..env.arities[*rel]) {
-                    // Keyed by the whole row: the key is the row, and the arrangement
-                    // of keys alone (shared with antijoins) serves.
-                    let arr = env.keys(*rel, key_cols);
-                    keyed.join_core(arr, move |k, l, &()| {
-                        if filter.accepts(k) {
-                            post.apply(build(&out, l, k))
-                        } else {
-                            None
-                        }
-                    })
-                } else {
-                    let arr = env.rows(*rel, key_cols);
-                    keyed.join_core(arr, move |_k, l, r| {
-                        if filter.accepts(r) {
-                            post.apply(build(&out, l, r))
-                        } else {
-                            None
-                        }
-                    })
+                let keyed = flow.keyed(std::mem::take(&mut pending), probe);
+                let (filter, out) = (filter.clone(), out.clone());
+                let whole = key_cols.iter().copied().eq(0..env.arities[*rel]);
+                let build_row = move |l: &Wide<W>, r: &Wide<W>| {
+                    if filter.accepts(r) {
+                        post.apply(build(&out, l, r))
+                    } else {
+                        None
+                    }
+                };
+                match next {
+                    Some(nx) => {
+                        Flow::Keyed(join_step(env, keyed, *rel, key_cols, whole, move |l, r| {
+                            build_row(l, r).and_then(|r| nx.key(r))
+                        }))
+                    }
+                    None => Flow::Rows(join_step(env, keyed, *rel, key_cols, whole, build_row)),
                 }
             }
             Step::Antijoin {
@@ -308,14 +309,14 @@ where
                 key_cols,
                 probe,
             } => {
+                let keyed = flow.keyed(std::mem::take(&mut pending), probe);
                 let arr = env.keys(*rel, key_cols);
-                let probe = probe.clone();
-                let pend = std::mem::take(&mut pending);
-                let keyed = rows.flat_map(move |r| pend.apply(r).map(|r| (key_of(&probe, &r), r)));
-                let matched = keyed.clone().join_core(arr, |k, v, &()| Some((*k, *v)));
-                keyed
-                    .concat(matched.negate())
-                    .flat_map(move |(_, r)| post.apply(r))
+                match next {
+                    Some(nx) => Flow::Keyed(antijoin_step(keyed, arr, move |r| {
+                        post.apply(r).and_then(|r| nx.key(r))
+                    })),
+                    None => Flow::Rows(antijoin_step(keyed, arr, move |r| post.apply(r))),
+                }
             }
             Step::Aggregate {
                 group,
@@ -327,7 +328,7 @@ where
                 body_group,
                 body_set,
             } => {
-                let rows = std::mem::take(&mut pending).render(rows);
+                let rows = flow.rows(std::mem::take(&mut pending));
                 // When the group is the whole incoming row, the rows are their own
                 // groups and the aggregate's values need no join back.
                 // (An empty group's body scans on its own, so it is never "whole".)
@@ -345,7 +346,7 @@ where
                 };
                 let values = aggregate_groups(env, rows.clone(), &spec, whole);
                 let out = out.clone();
-                if whole {
+                Flow::Rows(if whole {
                     values.flat_map(move |(g, v)| post.apply(build(&out, &g, &v)))
                 } else {
                     let arr = values.arrange_by_key_named("AggregateValues");
@@ -359,7 +360,7 @@ where
                             }
                             post.apply(build(&out, l, v))
                         })
-                }
+                })
             }
         };
     }
@@ -367,7 +368,116 @@ where
     if let Some(tail) = tail {
         pending.0.extend(tail.0);
     }
-    (rows, pending)
+    (flow.rows(Pending::default()), pending)
+}
+
+/// Rows between two stateful steps: as built, or already keyed by the next step's
+/// probe (its join or antijoin then needs no operator of its own to key them: one
+/// operator fewer per step, in every round of a block).
+enum Flow<'s, T: Time, const W: usize> {
+    Rows(Collection<'s, T, Wide<W>>),
+    Keyed(Collection<'s, T, (Wide<W>, Wide<W>)>),
+}
+
+impl<'s, T: Time, const W: usize> Flow<'s, T, W>
+where
+    Wide<W>: ExchangeData,
+{
+    /// The rows keyed by `probe`, `pending` run first (one operator), unless the
+    /// previous step keyed them already.
+    fn keyed(self, pending: Pending, probe: &[Pick]) -> Collection<'s, T, (Wide<W>, Wide<W>)> {
+        match self {
+            Flow::Keyed(k) => k,
+            Flow::Rows(rows) => {
+                let probe = probe.to_vec();
+                rows.flat_map(move |r| pending.apply(r).map(|r| (key_of(&probe, &r), r)))
+            }
+        }
+    }
+
+    /// The rows with `pending` run. Keyed rows only go to joins and antijoins.
+    fn rows(self, pending: Pending) -> Collection<'s, T, Wide<W>> {
+        match self {
+            Flow::Rows(rows) => pending.render(rows),
+            Flow::Keyed(_) => unreachable!("rows are keyed only for a join or an antijoin"),
+        }
+    }
+}
+
+/// How a stateful step keys its output for the next one: the stateless stages
+/// between them, then the next step's probe.
+#[derive(Clone)]
+struct Rekey {
+    between: Pending,
+    probe: Vec<Pick>,
+}
+
+impl Rekey {
+    /// For the stateful step `i` of `p`: `None` unless the next stateful step is a
+    /// join or an antijoin.
+    fn after(p: &Pipeline, stages: &[Option<Stage>], i: usize) -> Option<Rekey> {
+        let j = (i + 1..p.steps.len()).find(|&j| stages[j].is_none())?;
+        let probe = match &p.steps[j] {
+            Step::Join { probe, .. } | Step::Antijoin { probe, .. } => probe.clone(),
+            _ => return None,
+        };
+        let between = Pending(stages[i + 1..j].iter().flatten().cloned().collect());
+        Some(Rekey { between, probe })
+    }
+
+    #[inline]
+    fn key<const W: usize>(&self, r: Wide<W>) -> Option<(Wide<W>, Wide<W>)> {
+        self.between.apply(r).map(|r| (key_of(&self.probe, &r), r))
+    }
+}
+
+/// A join of keyed rows with `rel` arranged by `key_cols`; `f` builds the output
+/// from the row and the matching fact (`None`: nothing).
+fn join_step<'s, T: Time, const W: usize, O: ExchangeData>(
+    env: &mut Env<'s, T, W>,
+    keyed: Collection<'s, T, (Wide<W>, Wide<W>)>,
+    rel: RelId,
+    key_cols: &[usize],
+    whole: bool,
+    f: impl Fn(&Wide<W>, &Wide<W>) -> Option<O> + 'static,
+) -> Collection<'s, T, O>
+where
+    Wide<W>: ExchangeData,
+{
+    if whole {
+        // Keyed by the whole row: the key is the row, and the arrangement of keys
+        // alone (shared with antijoins) serves.
+        let arr = env.keys(rel, key_cols);
+        keyed.join_core(arr, move |k, l, &()| f(l, k))
+    } else {
+        let arr = env.rows(rel, key_cols);
+        keyed.join_core(arr, move |_k, l, r| f(l, r))
+    }
+}
+
+/// The keyed rows whose key is not in `arr`, each passed through `f`: the rows, less
+/// the matched ones, which the join emits with their signs flipped (no negation
+/// operator).
+fn antijoin_step<'s, T: Time, const W: usize, O: ExchangeData>(
+    keyed: Collection<'s, T, (Wide<W>, Wide<W>)>,
+    arr: KeyArr<'s, T, W>,
+    f: impl Fn(Wide<W>) -> Option<O> + Clone + 'static,
+) -> Collection<'s, T, O>
+where
+    Wide<W>: ExchangeData,
+{
+    let g = f.clone();
+    let matched = join_traces::<_, _, _, _, ConsolidatingContainerBuilder<Vec<(O, T, Diff)>>>(
+        keyed.clone().arrange_by_key(),
+        arr,
+        move |_k, v, &(), t, r1, r2, out| {
+            if let Some(o) = g(*v) {
+                out.push_into((o, t, -(r1 * r2)));
+            }
+        },
+    )
+    .as_collection();
+    keyed.flat_map(move |(_, r)| f(r)).concat(matched)
 }
 
 /// A rule's head rows, and with explanations its (head, [rule, bindings...]) pairs.
