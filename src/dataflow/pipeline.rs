@@ -285,23 +285,44 @@ where
                 filter,
                 out,
             } => {
-                let keyed = flow.keyed(std::mem::take(&mut pending), probe);
+                // Rows straight from a scan (no filter) are the scanned relation's:
+                // its shared arrangement by the probe's columns serves, and the
+                // scan's projection runs in the join (no operator keys the rows, no
+                // arrangement of their own).
+                let shared = match (&flow, &p.source) {
+                    (Flow::Rows(_), Source::Scan { rel: scanned, .. }) => {
+                        scan_key(&pending, probe).map(|(cols, scan)| (*scanned, cols, scan))
+                    }
+                    _ => None,
+                };
+                let (left, scan) = match shared {
+                    Some((scanned, cols, scan)) => {
+                        pending = Pending::default();
+                        (env.rows(scanned, &cols), Some(scan))
+                    }
+                    None => {
+                        let keyed = flow.keyed(std::mem::take(&mut pending), probe);
+                        (keyed.arrange_by_key(), None)
+                    }
+                };
                 let (filter, out) = (filter.clone(), out.clone());
                 let whole = key_cols.iter().copied().eq(0..env.arities[*rel]);
                 let build_row = move |l: &Wide<W>, r: &Wide<W>| {
-                    if filter.accepts(r) {
-                        post.apply(build(&out, l, r))
-                    } else {
-                        None
+                    if !filter.accepts(r) {
+                        return None;
+                    }
+                    match &scan {
+                        Some(scan) => post.apply(build(&out, &build::<W>(scan, &[0; W], l), r)),
+                        None => post.apply(build(&out, l, r)),
                     }
                 };
                 match next {
                     Some(nx) => {
-                        Flow::Keyed(join_step(env, keyed, *rel, key_cols, whole, move |l, r| {
+                        Flow::Keyed(join_step(env, left, *rel, key_cols, whole, move |l, r| {
                             build_row(l, r).and_then(|r| nx.key(r))
                         }))
                     }
-                    None => Flow::Rows(join_step(env, keyed, *rel, key_cols, whole, build_row)),
+                    None => Flow::Rows(join_step(env, left, *rel, key_cols, whole, build_row)),
                 }
             }
             Step::Antijoin {
@@ -431,11 +452,34 @@ impl Rekey {
     }
 }
 
-/// A join of keyed rows with `rel` arranged by `key_cols`; `f` builds the output
-/// from the row and the matching fact (`None`: nothing).
+/// The key columns of the scanned relation, and the scan's projection, when the
+/// only stage before a join is a scan without a filter whose probe reads scanned
+/// columns: the join can then read the relation's own arrangement by those columns.
+fn scan_key(pending: &Pending, probe: &[Pick]) -> Option<(Vec<usize>, Vec<Pick>)> {
+    let [Stage::Scan(filter, out)] = pending.0.as_slice() else {
+        return None;
+    };
+    if !filter.is_empty() {
+        return None;
+    }
+    let cols = probe
+        .iter()
+        .map(|p| match p {
+            Pick::Slot(s) => match out.get(*s) {
+                Some(Pick::Col(c)) => Some(*c),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect::<Option<Vec<usize>>>()?;
+    Some((cols, out.clone()))
+}
+
+/// A join of keyed rows, arranged, with `rel` arranged by `key_cols`; `f` builds the
+/// output from the row and the matching fact (`None`: nothing).
 fn join_step<'s, T: Time, const W: usize, O: ExchangeData>(
     env: &mut Env<'s, T, W>,
-    keyed: Collection<'s, T, (Wide<W>, Wide<W>)>,
+    keyed: RowArr<'s, T, W>,
     rel: RelId,
     key_cols: &[usize],
     whole: bool,
