@@ -278,52 +278,9 @@ where
             Step::Filter { .. } | Step::Project { .. } | Step::Assign { .. } => {
                 unreachable!("stateless steps are stages")
             }
-            Step::Join {
-                rel,
-                key_cols,
-                probe,
-                filter,
-                out,
-            } => {
-                // Rows straight from a scan (no filter) are the scanned relation's:
-                // its shared arrangement by the probe's columns serves, and the
-                // scan's projection runs in the join (no operator keys the rows, no
-                // arrangement of their own).
-                let shared = match (&flow, &p.source) {
-                    (Flow::Rows(_), Source::Scan { rel: scanned, .. }) => {
-                        scan_key(&pending, probe).map(|(cols, scan)| (*scanned, cols, scan))
-                    }
-                    _ => None,
-                };
-                let (left, scan) = match shared {
-                    Some((scanned, cols, scan)) => {
-                        pending = Pending::default();
-                        (env.rows(scanned, &cols), Some(scan))
-                    }
-                    None => {
-                        let keyed = flow.keyed(std::mem::take(&mut pending), probe);
-                        (keyed.arrange_by_key(), None)
-                    }
-                };
-                let (filter, out) = (filter.clone(), out.clone());
-                let whole = key_cols.iter().copied().eq(0..env.arities[*rel]);
-                let build_row = move |l: &Wide<W>, r: &Wide<W>| {
-                    if !filter.accepts(r) {
-                        return None;
-                    }
-                    match &scan {
-                        Some(scan) => post.apply(build(&out, &build::<W>(scan, &[0; W], l), r)),
-                        None => post.apply(build(&out, l, r)),
-                    }
-                };
-                match next {
-                    Some(nx) => {
-                        Flow::Keyed(join_step(env, left, *rel, key_cols, whole, move |l, r| {
-                            build_row(l, r).and_then(|r| nx.key(r))
-                        }))
-                    }
-                    None => Flow::Rows(join_step(env, left, *rel, key_cols, whole, build_row)),
-                }
+            Step::Join { .. } => {
+                let pending = std::mem::take(&mut pending);
+                render_join(env, &p.source, flow, pending, step, post, next)
             }
             Step::Antijoin {
                 rel,
@@ -339,49 +296,9 @@ where
                     None => Flow::Rows(antijoin_step(keyed, arr, move |r| post.apply(r))),
                 }
             }
-            Step::Aggregate {
-                group,
-                func,
-                body,
-                target,
-                bound,
-                out,
-                body_group,
-                body_set,
-            } => {
+            Step::Aggregate { .. } => {
                 let rows = flow.rows(std::mem::take(&mut pending));
-                // When the group is the whole incoming row, the rows are their own
-                // groups and the aggregate's values need no join back.
-                // (An empty group's body scans on its own, so it is never "whole".)
-                let whole = bound.is_none()
-                    && !group.is_empty()
-                    && group.iter().copied().eq(0..group.len())
-                    && width == group.len();
-                let spec = AggSpec {
-                    group,
-                    func: *func,
-                    body,
-                    target,
-                    body_group,
-                    body_set: *body_set,
-                };
-                let values = aggregate_groups(env, rows.clone(), &spec, whole);
-                let out = out.clone();
-                Flow::Rows(if whole {
-                    values.flat_map(move |(g, v)| post.apply(build(&out, &g, &v)))
-                } else {
-                    let arr = values.arrange_by_key_named("AggregateValues");
-                    let (g, bound) = (group.clone(), *bound);
-                    rows.map(move |r| (project(&g, &r), r))
-                        .join_core(arr, move |_k, l, v| {
-                            if let Some(b) = bound {
-                                if l[b] != v[0] {
-                                    return None;
-                                }
-                            }
-                            post.apply(build(&out, l, v))
-                        })
-                })
+                render_aggregate(env, rows, step, width, post)
             }
         };
     }
@@ -390,6 +307,121 @@ where
         pending.0.extend(tail.0);
     }
     (flow.rows(Pending::default()), pending)
+}
+
+/// A join step. The rows arrive keyed by `flow`, or straight from the pipeline's
+/// scan: then, when the scan has no filter, the scanned relation's shared
+/// arrangement by the probe's columns serves, and the scan's projection runs in the
+/// join (no operator keys the rows, no arrangement of their own). Out: the joined
+/// rows with `post` run, keyed for the next step when `next` says how.
+fn render_join<'s, T: Time, const W: usize>(
+    env: &mut Env<'s, T, W>,
+    source: &Source,
+    flow: Flow<'s, T, W>,
+    pending: Pending,
+    step: &Step,
+    post: Pending,
+    next: Option<Rekey>,
+) -> Flow<'s, T, W>
+where
+    Wide<W>: ExchangeData,
+{
+    let Step::Join {
+        rel,
+        key_cols,
+        probe,
+        filter,
+        out,
+    } = step
+    else {
+        unreachable!("render_join renders joins")
+    };
+    let shared = match (&flow, source) {
+        (Flow::Rows(_), Source::Scan { rel: scanned, .. }) => {
+            scan_key(&pending, probe).map(|(cols, scan)| (*scanned, cols, scan))
+        }
+        _ => None,
+    };
+    let (left, scan) = match shared {
+        Some((scanned, cols, scan)) => (env.rows(scanned, &cols), Some(scan)),
+        None => (flow.keyed(pending, probe).arrange_by_key(), None),
+    };
+    let (filter, out) = (filter.clone(), out.clone());
+    let whole = key_cols.iter().copied().eq(0..env.arities[*rel]);
+    let build_row = move |l: &Wide<W>, r: &Wide<W>| {
+        if !filter.accepts(r) {
+            return None;
+        }
+        match &scan {
+            Some(scan) => post.apply(build(&out, &build::<W>(scan, &[0; W], l), r)),
+            None => post.apply(build(&out, l, r)),
+        }
+    };
+    match next {
+        Some(nx) => Flow::Keyed(join_step(env, left, *rel, key_cols, whole, move |l, r| {
+            build_row(l, r).and_then(|r| nx.key(r))
+        })),
+        None => Flow::Rows(join_step(env, left, *rel, key_cols, whole, build_row)),
+    }
+}
+
+/// An aggregate step over `rows` (`width` values each): each row with its group's
+/// value, `post` run.
+fn render_aggregate<'s, T: Time, const W: usize>(
+    env: &mut Env<'s, T, W>,
+    rows: Collection<'s, T, Wide<W>>,
+    step: &Step,
+    width: usize,
+    post: Pending,
+) -> Flow<'s, T, W>
+where
+    Wide<W>: ExchangeData,
+{
+    let Step::Aggregate {
+        group,
+        func,
+        body,
+        target,
+        bound,
+        out,
+        body_group,
+        body_set,
+    } = step
+    else {
+        unreachable!("render_aggregate renders aggregates")
+    };
+    // When the group is the whole incoming row, the rows are their own groups and
+    // the aggregate's values need no join back.
+    // (An empty group's body scans on its own, so it is never "whole".)
+    let whole = bound.is_none()
+        && !group.is_empty()
+        && group.iter().copied().eq(0..group.len())
+        && width == group.len();
+    let spec = AggSpec {
+        group,
+        func: *func,
+        body,
+        target,
+        body_group,
+        body_set: *body_set,
+    };
+    let values = aggregate_groups(env, rows.clone(), &spec, whole);
+    let out = out.clone();
+    Flow::Rows(if whole {
+        values.flat_map(move |(g, v)| post.apply(build(&out, &g, &v)))
+    } else {
+        let arr = values.arrange_by_key_named("AggregateValues");
+        let (g, bound) = (group.clone(), *bound);
+        rows.map(move |r| (project(&g, &r), r))
+            .join_core(arr, move |_k, l, v| {
+                if let Some(b) = bound {
+                    if l[b] != v[0] {
+                        return None;
+                    }
+                }
+                post.apply(build(&out, l, v))
+            })
+    })
 }
 
 /// Rows between two stateful steps: as built, or already keyed by the next step's
