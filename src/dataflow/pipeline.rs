@@ -338,12 +338,13 @@ where
     };
     let shared = match (&flow, source) {
         (Flow::Rows(_), Source::Scan { rel: scanned, .. }) => {
-            scan_key(&pending, probe).map(|(cols, scan)| (*scanned, cols, scan))
+            scan_key(&pending, probe).map(|cols| (*scanned, cols))
         }
         _ => None,
     };
+    // `scan`: the scan to run on the relation's rows the shared arrangement holds.
     let (left, scan) = match shared {
-        Some((scanned, cols, scan)) => (env.rows(scanned, &cols), Some(scan)),
+        Some((scanned, cols)) => (env.rows(scanned, &cols), Some(pending)),
         None => (flow.keyed(pending, probe).arrange_by_key(), None),
     };
     let (filter, out) = (filter.clone(), out.clone());
@@ -353,7 +354,7 @@ where
             return None;
         }
         match &scan {
-            Some(scan) => post.apply(build(&out, &build::<W>(scan, &[0; W], l), r)),
+            Some(scan) => post.apply(build(&out, &scan.apply(*l)?, r)),
             None => post.apply(build(&out, l, r)),
         }
     };
@@ -442,8 +443,11 @@ where
         match self {
             Flow::Keyed(k) => k,
             Flow::Rows(rows) => {
-                let probe = probe.to_vec();
-                rows.flat_map(move |r| pending.apply(r).map(|r| (key_of(&probe, &r), r)))
+                let rekey = Rekey {
+                    between: pending,
+                    probe: probe.to_vec(),
+                };
+                rows.flat_map(move |r| rekey.key(r))
             }
         }
     }
@@ -457,8 +461,8 @@ where
     }
 }
 
-/// How a stateful step keys its output for the next one: the stateless stages
-/// between them, then the next step's probe.
+/// How rows are keyed for a join or an antijoin: the stateless stages before it, then
+/// its probe (in the previous stateful step's closure, or in an operator of their own).
 #[derive(Clone)]
 struct Rekey {
     between: Pending,
@@ -484,10 +488,10 @@ impl Rekey {
     }
 }
 
-/// The key columns of the scanned relation, and the scan's projection, when the
-/// only stage before a join is a scan without a filter whose probe reads scanned
-/// columns: the join can then read the relation's own arrangement by those columns.
-fn scan_key(pending: &Pending, probe: &[Pick]) -> Option<(Vec<usize>, Vec<Pick>)> {
+/// The key columns of the scanned relation when the only stage before a join is a
+/// scan without a filter whose probe reads scanned columns: the join can then read
+/// the relation's own arrangement by those columns (and run the scan on its rows).
+fn scan_key(pending: &Pending, probe: &[Pick]) -> Option<Vec<usize>> {
     let [Stage::Scan(filter, out)] = pending.0.as_slice() else {
         return None;
     };
@@ -504,7 +508,7 @@ fn scan_key(pending: &Pending, probe: &[Pick]) -> Option<(Vec<usize>, Vec<Pick>)
             _ => None,
         })
         .collect::<Option<Vec<usize>>>()?;
-    Some((cols, out.clone()))
+    Some(cols)
 }
 
 /// A join of keyed rows, arranged, with `rel` arranged by `key_cols`; `f` builds the
