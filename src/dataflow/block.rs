@@ -11,7 +11,7 @@
 //! is the round it first appeared: tagging data with it before leaving the scope
 //! yields (fact, round). Explain events accumulate the same way.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use differential_dataflow::collection::concatenate;
 use differential_dataflow::operators::iterate::VecVariable;
@@ -24,7 +24,7 @@ use super::render::EVENT;
 use super::row::{row, Wide};
 use super::time::{Epoch, Rounds};
 use crate::check::ir::{RelId, Value};
-use crate::plan::RulePlan;
+use crate::plan::{Pipeline, RulePlan, Step};
 
 /// (fact, [tier]) pairs: derivations tagged with the tier of their rule.
 type Tagged<'s, R, const W: usize> = Collection<'s, R, (Wide<W>, Wide<W>)>;
@@ -105,8 +105,32 @@ fn limit<'s, R: Rounds, D: Clone + 'static>(
     }
 }
 
+/// What the block's joins and antijoins read of relations outside it: (relation, key
+/// columns, whether only the distinct keys are read), in a fixed order (every worker
+/// builds the same operators in the same order).
+type Lookups = BTreeSet<(RelId, Vec<usize>, bool)>;
+
+/// Adds the lookups of `p` (and of its aggregates' bodies) into relations of `reads`.
+fn outer_lookups(p: &Pipeline, reads: &[RelId], arities: &[usize], into: &mut Lookups) {
+    for step in &p.steps {
+        match step {
+            Step::Join { rel, key_cols, .. } if reads.contains(rel) => {
+                let whole = key_cols.iter().copied().eq(0..arities[*rel]);
+                into.insert((*rel, key_cols.clone(), whole));
+            }
+            Step::Antijoin { rel, key_cols, .. } if reads.contains(rel) => {
+                into.insert((*rel, key_cols.clone(), true));
+            }
+            Step::Aggregate { body, .. } => outer_lookups(body, reads, arities, into),
+            _ => {}
+        }
+    }
+}
+
 /// Renders a block in a scope of its own whose rounds are timed by `R` (see
-/// [`super::time`]: incremental or batch).
+/// [`super::time`]: incremental or batch). The relations outside it that its joins
+/// and antijoins read are arranged outside and entered: the block has no operators
+/// for them, and they are stored once, at the top level's times.
 pub fn render_block<'s, R: Rounds, const W: usize>(
     env: &mut Env<'s, Epoch, W>,
     scope: Scope<'s, Epoch>,
@@ -116,6 +140,20 @@ pub fn render_block<'s, R: Rounds, const W: usize>(
 where
     Wide<W>: ExchangeData,
 {
+    let mut lookups = Lookups::new();
+    let plans = spec.views.iter().flat_map(|(_, rs)| rs).chain(spec.rules);
+    for rp in plans {
+        outer_lookups(&rp.body, &spec.reads, &env.arities, &mut lookups);
+    }
+    let mut outer_rows = Vec::new();
+    let mut outer_keys = Vec::new();
+    for (rel, cols, keys) in lookups {
+        if keys {
+            outer_keys.push((rel, cols.clone(), env.keys_pub(rel, &cols)));
+        } else {
+            outer_rows.push((rel, cols.clone(), env.rows_pub(rel, &cols)));
+        }
+    }
     scope.scoped::<R, _, _>(R::NAME, |inner| {
         let mut ienv = Env::new(
             env.unit.clone().enter(inner),
@@ -123,6 +161,12 @@ where
             env.profile.clone(),
             env.symbols.clone(),
         );
+        for (rel, cols, arr) in outer_rows {
+            ienv.enter_rows(rel, &cols, arr.enter(inner));
+        }
+        for (rel, cols, arr) in outer_keys {
+            ienv.enter_keys(rel, &cols, arr.enter(inner));
+        }
         for r in &spec.reads {
             ienv.rels.insert(*r, env.rels[r].clone().enter(inner));
         }
@@ -138,13 +182,15 @@ where
             for rp in rules {
                 parts.push(render_rule(&mut ienv, rp).0);
             }
-            // A lone rule that yields a set needs no distinct (views take no inputs
-            // from the session; program facts of a view go through the general path).
+            // A lone rule that yields a set needs no distinct. Views take no inputs
+            // from the session: only a view with program facts enters its input.
             let has_facts = spec.view_facts.contains(v);
             let coll = if rules.len() == 1 && rules[0].yields_set && !has_facts {
                 parts.pop().unwrap()
             } else {
-                parts.push(inputs[v].clone().enter(inner));
+                if has_facts {
+                    parts.push(inputs[v].clone().enter(inner));
+                }
                 R::distinct(concatenate(inner, parts))
             };
             ienv.rels.insert(*v, coll);

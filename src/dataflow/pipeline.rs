@@ -12,6 +12,7 @@ use differential_dataflow::consolidation::ConsolidatingContainerBuilder;
 use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
 use differential_dataflow::operators::join::join_traces;
 use differential_dataflow::trace::implementations::{KeySpine, ValSpine};
+use differential_dataflow::trace::wrappers::enter::TraceEnter;
 use differential_dataflow::VecCollection as Collection;
 use differential_dataflow::{AsCollection, ExchangeData};
 use timely::container::PushInto;
@@ -19,7 +20,7 @@ use timely::container::PushInto;
 use super::aggregate::{aggregate_groups, AggSpec};
 use super::profile::ProfileCell;
 use super::row::{build, project, Wide};
-use super::time::Time;
+use super::time::{Epoch, Time};
 use crate::check::ir::{CmpOp, RelId, Symbols, Value};
 use crate::plan::{Pick, Pipeline, RulePlan, SExpr, Source, Step};
 
@@ -27,6 +28,28 @@ pub type Diff = isize;
 pub type RowArr<'s, T, const W: usize> =
     Arranged<'s, TraceAgent<ValSpine<Wide<W>, Wide<W>, T, Diff>>>;
 pub type KeyArr<'s, T, const W: usize> = Arranged<'s, TraceAgent<KeySpine<Wide<W>, T, Diff>>>;
+/// A relation of the top level arranged there and entered into a block: the block
+/// reads it without operators or storage of its own (see [`Env::enter`]).
+pub type OuterRowArr<'s, T, const W: usize> =
+    Arranged<'s, TraceEnter<TraceAgent<ValSpine<Wide<W>, Wide<W>, Epoch, Diff>>, T>>;
+pub type OuterKeyArr<'s, T, const W: usize> =
+    Arranged<'s, TraceEnter<TraceAgent<KeySpine<Wide<W>, Epoch, Diff>>, T>>;
+
+/// A relation arranged by some columns, each entry's value the whole row: in the
+/// scope itself, or entered from the top level.
+#[derive(Clone)]
+pub enum AnyRows<'s, T: Time, const W: usize> {
+    Own(RowArr<'s, T, W>),
+    Outer(OuterRowArr<'s, T, W>),
+}
+
+/// The distinct projections of a relation, arranged: in the scope itself, or
+/// entered from the top level.
+#[derive(Clone)]
+pub enum AnyKeys<'s, T: Time, const W: usize> {
+    Own(KeyArr<'s, T, W>),
+    Outer(OuterKeyArr<'s, T, W>),
+}
 
 /// What a scope knows: relation contents and the arrangements built so far.
 pub struct Env<'s, T: Time, const W: usize> {
@@ -34,6 +57,9 @@ pub struct Env<'s, T: Time, const W: usize> {
     pub arities: Vec<usize>,
     rows: HashMap<(RelId, Vec<usize>), RowArr<'s, T, W>>,
     keys: HashMap<(RelId, Vec<usize>), KeyArr<'s, T, W>>,
+    /// Arrangements of the top level's relations entered into this block.
+    outer_rows: HashMap<(RelId, Vec<usize>), OuterRowArr<'s, T, W>>,
+    outer_keys: HashMap<(RelId, Vec<usize>), OuterKeyArr<'s, T, W>>,
     pub unit: Collection<'s, T, Wide<W>>,
     /// With `--profile`: where each rule's operators and derivations are recorded.
     pub profile: Option<ProfileCell>,
@@ -56,6 +82,8 @@ where
             arities,
             rows: HashMap::new(),
             keys: HashMap::new(),
+            outer_rows: HashMap::new(),
+            outer_keys: HashMap::new(),
             unit,
             profile,
             symbols,
@@ -86,6 +114,37 @@ where
             .arrange_by_key_named("Rows");
         self.rows.insert((rel, cols.to_vec()), a.clone());
         a
+    }
+
+    /// Hands the block this scope renders the top level's arrangement of `rel` by
+    /// `cols` (`keys`: of its distinct projections), entered: joins and antijoins
+    /// of the block on those columns read it.
+    pub fn enter_rows(&mut self, rel: RelId, cols: &[usize], arr: OuterRowArr<'s, T, W>) {
+        self.outer_rows.insert((rel, cols.to_vec()), arr);
+    }
+    pub fn enter_keys(&mut self, rel: RelId, cols: &[usize], arr: OuterKeyArr<'s, T, W>) {
+        self.outer_keys.insert((rel, cols.to_vec()), arr);
+    }
+
+    /// `rel` by `cols`: the entered arrangement when there is one, else this scope's.
+    fn any_rows(&mut self, rel: RelId, cols: &[usize]) -> AnyRows<'s, T, W> {
+        match self.outer_rows.get(&(rel, cols.to_vec())) {
+            Some(a) => AnyRows::Outer(a.clone()),
+            None => AnyRows::Own(self.rows(rel, cols)),
+        }
+    }
+
+    /// The distinct projections of `rel` onto `cols`: entered, else this scope's.
+    fn any_keys(&mut self, rel: RelId, cols: &[usize]) -> AnyKeys<'s, T, W> {
+        match self.outer_keys.get(&(rel, cols.to_vec())) {
+            Some(a) => AnyKeys::Outer(a.clone()),
+            None => AnyKeys::Own(self.keys(rel, cols)),
+        }
+    }
+
+    /// `rel` arranged by `cols` in this scope (shared).
+    pub fn rows_pub(&mut self, rel: RelId, cols: &[usize]) -> RowArr<'s, T, W> {
+        self.rows(rel, cols)
     }
 
     /// The distinct projections of `rel` onto `cols`, arranged (shared).
@@ -288,7 +347,7 @@ where
                 probe,
             } => {
                 let keyed = flow.keyed(std::mem::take(&mut pending), probe);
-                let arr = env.keys(*rel, key_cols);
+                let arr = env.any_keys(*rel, key_cols);
                 match next {
                     Some(nx) => Flow::Keyed(antijoin_step(keyed, arr, move |r| {
                         post.apply(r).and_then(|r| nx.key(r))
@@ -527,11 +586,15 @@ where
     if whole {
         // Keyed by the whole row: the key is the row, and the arrangement of keys
         // alone (shared with antijoins) serves.
-        let arr = env.keys(rel, key_cols);
-        keyed.join_core(arr, move |k, l, &()| f(l, k))
+        match env.any_keys(rel, key_cols) {
+            AnyKeys::Own(arr) => keyed.join_core(arr, move |k, l, &()| f(l, k)),
+            AnyKeys::Outer(arr) => keyed.join_core(arr, move |k, l, &()| f(l, k)),
+        }
     } else {
-        let arr = env.rows(rel, key_cols);
-        keyed.join_core(arr, move |_k, l, r| f(l, r))
+        match env.any_rows(rel, key_cols) {
+            AnyRows::Own(arr) => keyed.join_core(arr, move |_k, l, r| f(l, r)),
+            AnyRows::Outer(arr) => keyed.join_core(arr, move |_k, l, r| f(l, r)),
+        }
     }
 }
 
@@ -540,23 +603,32 @@ where
 /// operator).
 fn antijoin_step<'s, T: Time, const W: usize, O: ExchangeData>(
     keyed: Collection<'s, T, (Wide<W>, Wide<W>)>,
-    arr: KeyArr<'s, T, W>,
+    arr: AnyKeys<'s, T, W>,
     f: impl Fn(Wide<W>) -> Option<O> + Clone + 'static,
 ) -> Collection<'s, T, O>
 where
     Wide<W>: ExchangeData,
 {
     let g = f.clone();
-    let matched = join_traces::<_, _, _, _, ConsolidatingContainerBuilder<Vec<(O, T, Diff)>>>(
-        keyed.clone().arrange_by_key(),
-        arr,
-        move |_k, v, &(), t, r1, r2, out| {
-            if let Some(o) = g(*v) {
-                out.push_into((o, t, -(r1 * r2)));
-            }
-        },
-    )
-    .as_collection();
+    let left = keyed.clone().arrange_by_key();
+    let flip = move |_k: &Wide<W>,
+                     v: &Wide<W>,
+                     _: &(),
+                     t: T,
+                     r1: &Diff,
+                     r2: &Diff,
+                     out: &mut ConsolidatingContainerBuilder<Vec<(O, T, Diff)>>| {
+        if let Some(o) = g(*v) {
+            out.push_into((o, t, -(r1 * r2)));
+        }
+    };
+    type Out<O, T> = ConsolidatingContainerBuilder<Vec<(O, T, Diff)>>;
+    let matched = match arr {
+        AnyKeys::Own(arr) => join_traces::<_, _, _, _, Out<O, T>>(left, arr, flip).as_collection(),
+        AnyKeys::Outer(arr) => {
+            join_traces::<_, _, _, _, Out<O, T>>(left, arr, flip).as_collection()
+        }
+    };
     keyed.flat_map(move |(_, r)| f(r)).concat(matched)
 }
 

@@ -41,7 +41,7 @@ where
 /// The top level's time: one epoch per commit.
 pub type Epoch = u32;
 
-pub trait Time: Timestamp + Lattice + Ord {
+pub trait Time: Timestamp + Lattice + Ord + Refines<Epoch> {
     /// Totally ordered: [`Time::count_distinct`] builds a count (and a caller that
     /// will count may prepare its input for it).
     const TOTAL: bool;
@@ -80,7 +80,7 @@ where
 }
 
 /// The timestamp of a block's rounds, inside an epoch of the top level.
-pub trait Rounds: Time + Refines<Epoch> {
+pub trait Rounds: Time {
     /// The summary that advances a time by one round.
     fn step() -> Self::Summary;
     /// The scope's name in timely's logs.
