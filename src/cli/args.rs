@@ -86,7 +86,9 @@ pub struct ServeArgs {
 #[derive(Args, Debug, Clone, Default)]
 #[command(next_help_heading = "Engine options")]
 pub struct EngineArgs {
-    /// Worker threads per process [default: 1, or every core for solve]
+    /// Worker threads per process [default: 1, or every core for solve]; in one
+    /// process, solve, grade and bench solve run an engine per worker thread, each
+    /// on its share of the puzzles
     #[arg(short = 'w', long, value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=MAX_WORKERS))]
     pub workers: Option<u64>,
@@ -299,7 +301,7 @@ pub struct SolveArgs {
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
     /// Search nodes (puzzles and their branches) evaluated together in one dataflow
-    #[arg(long, value_name = "N", default_value_t = 64,
+    #[arg(long, value_name = "N", default_value_t = 96,
           value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub chunk: u64,
     /// Per rule: rows derived, rounds fired, time in its operators (stderr)
@@ -328,7 +330,7 @@ pub struct GradeArgs {
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
     /// Search nodes (puzzles and their branches) evaluated together in one dataflow
-    #[arg(long, value_name = "N", default_value_t = 64,
+    #[arg(long, value_name = "N", default_value_t = 96,
           value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub chunk: u64,
     #[command(flatten)]
@@ -443,7 +445,7 @@ pub struct BenchSolveArgs {
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
     /// Search nodes (puzzles and their branches) evaluated together in one dataflow
-    #[arg(long, value_name = "N", default_value_t = 64,
+    #[arg(long, value_name = "N", default_value_t = 96,
           value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub chunk: u64,
     #[command(flatten)]

@@ -187,7 +187,7 @@ fn tc(args: &BenchTcArgs) -> Result<u8, CliError> {
 }
 
 fn solve(args: &BenchSolveArgs) -> Result<u8, CliError> {
-    use sudolog::sudoku::batch::{solve_stream, Limits, Summary};
+    use sudolog::sudoku::batch::{solve_sharded, Engines, Limits, Summary};
     use sudolog::sudoku::board::{Board, Options};
     use sudolog::sudoku::grid::check_solution;
     use sudolog::sudoku::search::Outcome;
@@ -202,19 +202,28 @@ fn solve(args: &BenchSolveArgs) -> Result<u8, CliError> {
     let c = args.engine.config(1)?;
     c.single_process_search(!args.search.no_search)?;
     let multi = c.processes > 1;
-    let mut board = super::stdio::to_stderr(multi, || {
-        Board::new(
-            program,
-            &Options {
-                workers: c.workers,
-                timely_args: c.timely_args.clone(),
-                search: true,
-                batch: true,
-                ..Default::default()
-            },
-        )
-    })
-    .map_err(error::engine)?;
+    // As `solve` does: one engine of one worker per worker thread in one process.
+    let shards = if multi { 1 } else { c.workers };
+    let opts = Options {
+        workers: if shards > 1 { 1 } else { c.workers },
+        timely_args: c.timely_args.clone(),
+        search: true,
+        batch: true,
+        ..Default::default()
+    };
+    let make = || Board::new(program.clone(), &opts);
+    let mut board = match shards {
+        1 => Some(super::stdio::to_stderr(multi, make).map_err(error::engine)?),
+        _ => None,
+    };
+    let engines = match &mut board {
+        Some(board) => Engines::One(board),
+        None => Engines::Many {
+            shards,
+            make: &make,
+            finish: &|_| Ok(()),
+        },
+    };
     let mode = args.search.mode();
     let mut reader = puzzles::open(file)?.take(limit);
     let mut summary = Summary::default();
@@ -222,7 +231,7 @@ fn solve(args: &BenchSolveArgs) -> Result<u8, CliError> {
     let (mut checked, mut wrong) = (0, Vec::new());
     let start = Instant::now();
     let bar = progress::counter((limit != usize::MAX).then_some(limit as u64), "puzzles");
-    solve_stream(&mut board, &mut reader, mode, limits, &mut |r| {
+    solve_sharded(engines, &mut reader, mode, limits, &mut |r| {
         summary.add(&r);
         bar.inc(1);
         if let Ok(s) = &r {

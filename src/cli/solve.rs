@@ -19,7 +19,8 @@ use super::error::{self, CliError};
 use super::progress;
 use super::puzzles::{self, Validator};
 use super::rules::{program, require, solving};
-use sudolog::sudoku::batch::{solve_stream, Limits, Solved, Summary};
+use sudolog::session::{merge_costs, RuleCost};
+use sudolog::sudoku::batch::{solve_sharded, Engines, Limits, Solved, Summary};
 use sudolog::sudoku::board::{Board, Options};
 use sudolog::sudoku::explain::Notation;
 use sudolog::sudoku::grade::{self, Grade};
@@ -283,8 +284,15 @@ fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
     if report == Report::Grade {
         gradable(&program)?;
     }
+    // One process: an engine of one worker per worker thread, each on its share of
+    // the puzzles (see `solve_sharded`); across processes, one engine spanning them.
+    let shards = if engine.processes == 1 {
+        engine.workers
+    } else {
+        1
+    };
     let opts = Options {
-        workers: engine.workers,
+        workers: if shards > 1 { 1 } else { engine.workers },
         timely_args: engine.timely_args.clone(),
         search: true,
         explain: args.format == Format::Json || report == Report::Grade,
@@ -293,8 +301,16 @@ fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
         profile: args.profile,
         ..Default::default()
     };
-    let mut board = super::stdio::to_stderr(engine.processes > 1, || Board::new(program, &opts))
-        .map_err(error::engine)?;
+    let make = || Board::new(program.clone(), &opts);
+    let finish = |b: &mut Board| match args.profile {
+        true => b.profile(),
+        false => Ok(Vec::new()),
+    };
+    let mut board = match shards {
+        1 => Some(super::stdio::to_stderr(engine.processes > 1, make).map_err(error::engine)?),
+        _ => None,
+    };
+    let mut costs: Vec<RuleCost> = Vec::new();
     let mode = args.search.mode();
     let limits = Limits {
         batch: args.chunk as usize,
@@ -346,16 +362,29 @@ fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
                 text
             })
         };
-        let ran = solve_stream(&mut board, &mut reader, mode, limits, &mut emit);
+        let engines = match &mut board {
+            Some(board) => Engines::One(board),
+            None => Engines::Many {
+                shards,
+                make: &make,
+                finish: &finish,
+            },
+        };
+        let ran = solve_sharded(engines, &mut reader, mode, limits, &mut emit);
         if let Some(e) = output_error {
             return Err(e);
         }
-        ran.map_err(error::engine)?;
+        for c in ran.map_err(error::engine)? {
+            merge_costs(&mut costs, c);
+        }
     }
     bar.finish_and_clear();
     if args.profile {
-        let costs = board.profile().map_err(error::engine)?;
-        eprint!("{}", super::profile::table(board.program(), &costs));
+        if let Some(board) = &mut board {
+            costs = board.profile().map_err(error::engine)?;
+        }
+        costs.sort_by_key(|c| c.rule);
+        eprint!("{}", super::profile::table(&program, &costs));
     }
     if sink.prints {
         eprintln!("{}", summary.line(start.elapsed()));

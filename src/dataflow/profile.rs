@@ -21,7 +21,9 @@ use timely::worker::Worker;
 pub struct RuleCost {
     /// Index of the rule in `Program::rules`.
     pub rule: usize,
-    /// Rows its body produced (derivations, duplicates included), net of retractions.
+    /// Rows its body added (derivations, duplicates included). A row the body
+    /// withdraws later still counts: a tier's single is withdrawn the round after, when
+    /// its `!solved_cell` guard fails, and a net count would show no work at all.
     pub derived: i64,
     /// Rounds in which it derived something (0 outside blocks).
     pub rounds: BTreeSet<u32>,
@@ -69,9 +71,9 @@ impl Profile {
         self.ops.push((rule, ops));
     }
     pub(crate) fn derived(&mut self, rule: usize, round: u32, diff: isize) {
-        let e = self.derived.entry(rule).or_default();
-        e.0 += diff as i64;
         if diff > 0 {
+            let e = self.derived.entry(rule).or_default();
+            e.0 += diff as i64;
             e.1.insert(round);
         }
     }

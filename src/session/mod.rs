@@ -18,8 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::check::ir::{Program, RelId, RelKind, Symbols, Value};
-use crate::dataflow::profile::merge_costs;
-pub use crate::dataflow::profile::RuleCost;
+pub use crate::dataflow::profile::{merge_costs, RuleCost};
 use crate::dataflow::render::{consolidate, Update, EVENT};
 use crate::dataflow::row::{row, Row, WIDTH};
 use crate::plan::Plan;

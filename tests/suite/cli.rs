@@ -357,6 +357,89 @@ fn json_lines_for_results_and_input_errors() {
     assert_eq!(rec["validation"], serde_json::json!(lines));
 }
 
+/// In one process, `-w N` runs N engines of one worker, each on its share of the
+/// puzzles: every input, input errors and invalid givens included, still gets its
+/// record in input order, the same record one engine gives (grids, grades and
+/// deductions are per puzzle; only the work before a second solution depends on the
+/// batches), and `--profile` sums the engines' tables.
+#[test]
+fn engines_per_worker_keep_input_order() {
+    let data = |name: &str| std::fs::read_to_string(format!("tests/data/{name}")).unwrap();
+    let (hard, multi) = (data("top95.txt"), data("multisol_200.txt"));
+    let mut input = String::new();
+    for (i, (a, b)) in hard.lines().zip(multi.lines()).take(12).enumerate() {
+        input.push_str(&format!("{a}\n{b}\n"));
+        if i % 5 == 2 {
+            input.push_str(&format!("{}\n", &SIMPLE[..80]));
+        }
+    }
+    input.push_str(
+        "55..............................................................................5\n",
+    );
+    let records = |workers: &str| {
+        let args = [
+            "solve", "--format", "json", "-w", workers, "--chunk", "3", "-",
+        ];
+        let r = run_in(&args, &input);
+        assert_eq!(r.code, 1, "-w {workers}: {}", r.err);
+        let mut rows: Vec<serde_json::Value> = r
+            .out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+            .collect();
+        for row in &mut rows {
+            let multiple = row["status"] == "multiple";
+            let row = row.as_object_mut().unwrap();
+            row.remove("time_ms");
+            // The search stops at a second solution: how many nodes it evaluated
+            // before depends on which nodes of other puzzles shared their batches.
+            if multiple {
+                for work in ["guesses", "backtracks", "max_depth"] {
+                    row.remove(work);
+                }
+            }
+        }
+        rows
+    };
+    let one = records("1");
+    assert_eq!(one.len(), input.lines().count());
+    let statuses: Vec<&str> = one.iter().filter_map(|r| r["status"].as_str()).collect();
+    for s in ["solved", "multiple", "invalid"] {
+        assert!(statuses.contains(&s), "{statuses:?}");
+    }
+    assert_eq!(one.iter().filter(|r| r["error"].is_string()).count(), 2);
+    assert_eq!(records("3"), one);
+    // The profile of three engines: each rule's derivations summed over them.
+    let profile = |w: &str| {
+        let args = [
+            "solve",
+            "--no-search",
+            "--profile",
+            "-w",
+            w,
+            "--chunk",
+            "3",
+            "-",
+        ];
+        let r = run_in(&args, &input);
+        let derived = |label: &str| -> i64 {
+            let fields = r
+                .err
+                .lines()
+                .map(|l| l.split_whitespace().collect::<Vec<_>>())
+                .find(|f| f.get(1) == Some(&label))
+                .unwrap_or_else(|| panic!("no {label} in {}", r.err));
+            fields[2].parse().unwrap()
+        };
+        (derived("given"), derived("eliminate"), derived("single"))
+    };
+    let (given, eliminated, singles) = profile("1");
+    // Counted as added: a single's placement is withdrawn from its body a round
+    // later (its cell is solved then), and still counts.
+    assert!(given > 0 && eliminated > 0 && singles > 0);
+    assert_eq!(profile("3"), (given, eliminated, singles));
+}
+
 /// `explain`, `dump` and `validate` on an input of several puzzles say they used
 /// the first.
 #[test]
