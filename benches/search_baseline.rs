@@ -1,0 +1,648 @@
+//! Search: sudolog's batched search running `datalog/singles.dl` side by side with
+//! the same search hand-written in differential dataflow, in one run.
+//!
+//! `cargo bench --bench search_baseline [-- WORKERS [FILE [LIMIT [BATCH]]]]` (defaults:
+//! 1 worker, `tests/data/kaggle_300.txt`, all of it, 96 nodes a batch). Both sides
+//! run one engine of one worker per worker thread, each taking puzzles from a shared
+//! counter, and search the same way (`src/sudoku/batch.rs`): every search node is an instance of its own
+//! (its givens are its parent's placements and one guess), a batch of nodes is
+//! evaluated together in a fresh dataflow run to its fixpoint, open nodes go first
+//! (oldest puzzle, then deepest, then leftmost), then new puzzles. A stalled node
+//! branches on its open cell with the fewest candidates (the lowest such cell), one
+//! child per candidate; a puzzle's search stops at its second solution. Both must
+//! give the same statuses and solutions, and they should make the same guesses.
+//!
+//! The hand-written side is the best batch search this project knows how to write on
+//! differential dataflow: rounds totally ordered (`distinct_total`, `count_total`),
+//! the givens' strikes worked out before the loop, static geometry arranged outside
+//! the loop and entered, rows as small tuples, placements that only accumulate,
+//! empty cells and values without a place found by markers every round (a node in a
+//! contradiction places nothing more: without that gate the search ran 1.26x
+//! slower), and the choice of cell computed once, after the loop. The hand-written
+//! rate bounds what a rule program doing singles and search reaches on this
+//! substrate with one row per candidate.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use differential_dataflow::input::Input;
+use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
+use differential_dataflow::operators::iterate::VecVariable;
+use differential_dataflow::operators::{CountTotal, ThresholdTotal};
+use differential_dataflow::trace::implementations::ValSpine;
+use differential_dataflow::trace::wrappers::enter::TraceEnter;
+use differential_dataflow::VecCollection;
+use sudolog::sudoku::batch::{solve_sharded, Engines, Limits};
+use sudolog::sudoku::board::{Board, Options};
+use sudolog::sudoku::puzzle::{Puzzle, PuzzleReader};
+use sudolog::sudoku::rules::from_files;
+use sudolog::sudoku::search::{Mode, Outcome};
+
+mod common {
+    pub mod geometry;
+}
+use common::geometry::{members, peers};
+
+/// Search nodes per batch by default, as `sudolog solve`'s default.
+const BATCH: usize = 96;
+/// Open nodes (and puzzles in flight) before the search turns depth first.
+const FRONTIER: usize = 4096;
+/// The marker of a (group, value) among its places (cells are 0..81).
+const NO_CELL: u8 = u8::MAX;
+
+type Cells = [u8; 81];
+
+/// One puzzle's result: status, its solution when it has exactly one, guesses made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Answer {
+    status: &'static str,
+    solution: Option<Cells>,
+    guesses: u64,
+}
+
+/// A search node: the puzzle it belongs to, where it sits in the tree, its givens.
+struct Node {
+    puzzle: usize,
+    depth: u32,
+    /// The values guessed on the way here (depth-first order among siblings).
+    path: Vec<u8>,
+    base: Rc<Cells>,
+    guess: Option<(u8, u8)>,
+}
+
+/// A puzzle in flight.
+#[derive(Default)]
+struct Tally {
+    found: u32,
+    solution: Option<Cells>,
+    open: usize,
+    guesses: u64,
+    done: bool,
+}
+
+/// What one batch's dataflow said about its nodes (by index in the batch).
+#[derive(Default)]
+struct Outputs {
+    placed: Vec<((u32, u8, u8), isize)>,
+    broken: Vec<(u32, isize)>,
+    choice: Vec<((u32, u8, u8), isize)>,
+}
+
+/// Rows whose diffs sum to a positive count.
+fn present<K: Ord + Copy>(mut rows: Vec<(K, isize)>) -> Vec<K> {
+    rows.sort_unstable_by_key(|r| r.0);
+    let mut out: Vec<K> = Vec::new();
+    let mut i = 0;
+    while i < rows.len() {
+        let (k, mut d) = (rows[i].0, 0);
+        while i < rows.len() && rows[i].0 == k {
+            d += rows[i].1;
+            i += 1;
+        }
+        if d > 0 {
+            out.push(k);
+        }
+    }
+    out
+}
+
+type Coll<'s, D> = VecCollection<'s, u32, D, isize>;
+type Inner<'s, D> = VecCollection<'s, (u32, u32), D, isize>;
+type Entered<'s> = Arranged<'s, TraceEnter<TraceAgent<ValSpine<u8, u8, u32, isize>>, (u32, u32)>>;
+
+/// What a batch's dataflow reports.
+struct Verdicts<'s> {
+    placed: Coll<'s, (u32, u8, u8)>,
+    broken: Coll<'s, u32>,
+    choice: Coll<'s, (u32, u8, u8)>,
+}
+
+/// What one round of the loop yields.
+struct Round<'s> {
+    next: Inner<'s, (u32, u8, u8)>,
+    cand: Inner<'s, (u32, u8, u8)>,
+    broken: Inner<'s, u32>,
+}
+
+/// A batch's dataflow. In: the nodes' ids and givens, the geometry (`member`: cell
+/// to group, `peer`: cell to cell). Out: each node's placements at the fixpoint,
+/// the nodes in a contradiction, and for the others the cell to branch on with its
+/// candidates (`(node, cell, value)`).
+fn search_dataflow<'s>(
+    ids: Coll<'s, u32>,
+    given: Coll<'s, (u32, u8, u8)>,
+    member: Coll<'s, (u8, u8)>,
+    peer: Coll<'s, (u8, u8)>,
+) -> Verdicts<'s> {
+    let scope = ids.scope();
+    let cells = ids
+        .clone()
+        .flat_map(|p| (0..81u8).map(move |c| ((p, c), ())));
+    // Static collections arranged once, outside the loop, and entered.
+    let peer = peer.arrange_by_key();
+    let member = member.arrange_by_key();
+    // The candidates the givens leave, before the first round.
+    let struck = given
+        .clone()
+        .map(|(p, c, v)| (c, (p, v)))
+        .join_core(peer.clone(), |_c, &(p, v), &o| Some((p, o, v)))
+        .concat(
+            given
+                .clone()
+                .flat_map(|(p, c, v)| (1..=9u8).filter(move |&w| w != v).map(move |w| (p, c, w))),
+        )
+        .distinct_total();
+    let open = cells
+        .clone()
+        .flat_map(|((p, c), ())| (1..=9u8).map(move |v| ((p, c, v), ())))
+        .antijoin(struck);
+    // Markers: every cell and every (group, value) of a node, so that counts and
+    // reductions inside the loop see the empty ones too.
+    let cell_marks = cells.map(|(pc, ())| pc);
+    let gv_marks =
+        ids.flat_map(|p| (0..27u8).flat_map(move |g| (1..=9u8).map(move |v| ((p, g, v), NO_CELL))));
+    let (placed, cand, broken) = scope.scoped::<(u32, u32), _, _>("Search", |inner| {
+        let (var, placed) = VecVariable::new(inner, (0, 1));
+        let Round { next, cand, broken } = singles(
+            placed,
+            given.enter(inner),
+            open.enter(inner),
+            cell_marks.enter(inner),
+            gv_marks.enter(inner),
+            peer.enter(inner),
+            member.enter(inner),
+        );
+        var.set(next.clone());
+        (next.leave(scope), cand.leave(scope), broken.leave(scope))
+    });
+    // After the loop, once: the choice of cell (fewest candidates, lowest cell).
+    let choice = cand
+        .clone()
+        .map(|(p, c, _)| (p, c))
+        .count_total()
+        .filter(|(_, n)| *n >= 2)
+        .map(|((p, c), n)| (p, (n, c)))
+        .reduce(|_p, input, output| output.push((*input[0].0, 1)))
+        .map(|(p, (_, c))| ((p, c), ()))
+        .join_map(cand.map(|(p, c, v)| ((p, c), v)), |&(p, c), (), &v| {
+            (p, c, v)
+        });
+    Verdicts {
+        placed,
+        broken,
+        choice,
+    }
+}
+
+/// One round of naked and hidden singles. In: this round's placements, the givens,
+/// the candidates the givens leave, the markers, the geometry. Out: the next
+/// round's placements, this round's candidates, the nodes in a contradiction.
+fn singles<'s>(
+    placed: Inner<'s, (u32, u8, u8)>,
+    given: Inner<'s, (u32, u8, u8)>,
+    open: Inner<'s, ((u32, u8, u8), ())>,
+    cell_marks: Inner<'s, (u32, u8)>,
+    gv_marks: Inner<'s, ((u32, u8, u8), u8)>,
+    peer: Entered<'s>,
+    member: Entered<'s>,
+) -> Round<'s> {
+    let elim = placed
+        .clone()
+        .map(|(p, c, v)| (c, (p, v)))
+        .join_core(peer, |_c, &(p, v), &o| Some((p, o, v)))
+        .concat(
+            placed
+                .clone()
+                .flat_map(|(p, c, v)| (1..=9u8).filter(move |&w| w != v).map(move |w| (p, c, w))),
+        )
+        .distinct_total();
+    let cand = open.antijoin(elim).map(|(pcv, ())| pcv);
+    // Each cell's candidates, plus its marker: 1 is an empty cell.
+    let counts = cand
+        .clone()
+        .map(|(p, c, _)| (p, c))
+        .concat(cell_marks)
+        .count_total();
+    let naked = counts
+        .clone()
+        .filter(|(_, n)| *n == 2)
+        .map(|(pc, _)| (pc, ()))
+        .join_map(
+            cand.clone().map(|(p, c, v)| ((p, c), v)),
+            |&(p, c), (), &v| (p, c, v),
+        );
+    let empty = counts.filter(|(_, n)| *n == 1).map(|((p, _), _)| p);
+    // Each (group, value)'s places, plus its marker: the one place left, or the
+    // marker alone when there is none.
+    let places = cand
+        .clone()
+        .map(|(p, c, v)| (c, (p, v)))
+        .join_core(member, |&c, &(p, v), &g| Some(((p, g, v), c)))
+        .concat(gv_marks)
+        .reduce(|_k, input, output| match input {
+            [(&NO_CELL, _)] => output.push((NO_CELL, 1)),
+            [(&c, _), (&NO_CELL, _)] => output.push((c, 1)),
+            _ => {}
+        });
+    let no_place = places
+        .clone()
+        .filter(|(_, c)| *c == NO_CELL)
+        .map(|((p, _, _), _)| p);
+    let hidden = places
+        .filter(|(_, c)| *c != NO_CELL)
+        .map(|((p, _g, v), c)| (p, c, v));
+    // A node in a contradiction places nothing more (its search ends there).
+    let broken = empty.concat(no_place).distinct_total();
+    let singles = naked
+        .concat(hidden)
+        .map(|(p, c, v)| (p, (c, v)))
+        .antijoin(broken.clone())
+        .map(|(p, (c, v))| (p, c, v));
+    // Placements only accumulate, so a node's singles reach a fixpoint even in a
+    // contradiction.
+    let next = placed.concat(given).concat(singles).distinct_total();
+    Round { next, cand, broken }
+}
+
+/// Evaluates one batch of nodes in a fresh dataflow; instance ids are batch indices.
+fn evaluate(worker: &mut timely::worker::Worker, nodes: &[Node], geo: &Geometry) -> Outputs {
+    let out = Rc::new(RefCell::new(Outputs::default()));
+    let (o1, o2, o3) = (out.clone(), out.clone(), out.clone());
+    let (mut node_in, mut given_in, mut member_in, mut peer_in, probe) = worker
+        .dataflow::<u32, _, _>(|scope| {
+            let (node_in, ids) = scope.new_collection::<u32, isize>();
+            let (given_in, given) = scope.new_collection::<(u32, u8, u8), isize>();
+            let (member_in, member) = scope.new_collection::<(u8, u8), isize>();
+            let (peer_in, peer) = scope.new_collection::<(u8, u8), isize>();
+            let Verdicts {
+                placed,
+                broken,
+                choice,
+            } = search_dataflow(ids, given, member, peer);
+            let (probe, _) = placed
+                .inspect(move |(x, _, d)| o1.borrow_mut().placed.push((*x, *d)))
+                .probe();
+            broken
+                .inspect(move |(x, _, d)| o2.borrow_mut().broken.push((*x, *d)))
+                .probe_with(&probe);
+            choice
+                .inspect(move |(x, _, d)| o3.borrow_mut().choice.push((*x, *d)))
+                .probe_with(&probe);
+            (node_in, given_in, member_in, peer_in, probe)
+        });
+    for (i, node) in nodes.iter().enumerate() {
+        let p = i as u32;
+        node_in.insert(p);
+        for (c, &v) in node.base.iter().enumerate() {
+            if v != 0 {
+                given_in.insert((p, c as u8, v));
+            }
+        }
+        if let Some((c, v)) = node.guess {
+            given_in.insert((p, c, v));
+        }
+    }
+    for &m in &geo.members {
+        member_in.insert(m);
+    }
+    for &e in &geo.peers {
+        peer_in.insert(e);
+    }
+    node_in.advance_to(1);
+    given_in.advance_to(1);
+    member_in.advance_to(1);
+    peer_in.advance_to(1);
+    node_in.flush();
+    given_in.flush();
+    member_in.flush();
+    peer_in.flush();
+    while probe.less_than(&1) {
+        worker.step_or_park(None);
+    }
+    if let Some(&id) = worker.installed_dataflows().last() {
+        worker.drop_dataflow(id);
+    }
+    drop((node_in, given_in, member_in, peer_in));
+    Rc::try_unwrap(out).map_or_else(
+        |rc| std::mem::take(&mut *rc.borrow_mut()),
+        |c| c.into_inner(),
+    )
+}
+
+/// The geometry: worked out once, rather than per batch inside the timing.
+struct Geometry {
+    members: Vec<(u8, u8)>,
+    peers: Vec<(u8, u8)>,
+}
+
+/// One hand-written engine's search state: puzzles in flight and open nodes.
+struct Search<'a> {
+    grids: &'a [Cells],
+    next: &'a AtomicUsize,
+    /// Nodes per batch.
+    batch: usize,
+    tallies: HashMap<usize, Tally>,
+    frontier: Vec<Node>,
+}
+
+impl Search<'_> {
+    /// The next batch: open nodes by priority, then new puzzles (as sudolog does).
+    fn take_batch(&mut self) -> Vec<Node> {
+        let tallies = &mut self.tallies;
+        self.frontier.retain(|n| match tallies.get_mut(&n.puzzle) {
+            Some(t) if !t.done => true,
+            Some(t) => {
+                t.open -= 1;
+                false
+            }
+            None => false,
+        });
+        let mut batch = if self.frontier.len() <= self.batch {
+            std::mem::take(&mut self.frontier)
+        } else {
+            if self.frontier.len() > FRONTIER {
+                self.frontier
+                    .select_nth_unstable_by(self.batch - 1, |a, b| {
+                        (b.depth, a.puzzle).cmp(&(a.depth, b.puzzle))
+                    });
+            } else {
+                self.frontier
+                    .select_nth_unstable_by(self.batch - 1, |a, b| {
+                        a.puzzle
+                            .cmp(&b.puzzle)
+                            .then(b.depth.cmp(&a.depth))
+                            .then_with(|| a.path.cmp(&b.path))
+                    });
+            }
+            let rest = self.frontier.split_off(self.batch);
+            std::mem::replace(&mut self.frontier, rest)
+        };
+        while batch.len() < self.batch && self.tallies.len() < FRONTIER {
+            let i = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some(grid) = self.grids.get(i) else {
+                break;
+            };
+            self.tallies.insert(
+                i,
+                Tally {
+                    open: 1,
+                    ..Tally::default()
+                },
+            );
+            batch.push(Node {
+                puzzle: i,
+                depth: 0,
+                path: Vec::new(),
+                base: Rc::new(*grid),
+                guess: None,
+            });
+        }
+        batch
+    }
+
+    /// Takes in one batch's outputs: solutions, contradictions, children.
+    fn absorb(&mut self, batch: Vec<Node>, out: Outputs, done: &mut Vec<(usize, Answer)>) {
+        let mut placed = vec![[0u8; 81]; batch.len()];
+        for (p, c, v) in present(out.placed) {
+            placed[p as usize][c as usize] = v;
+        }
+        let mut broken = vec![false; batch.len()];
+        for p in present(out.broken) {
+            broken[p as usize] = true;
+        }
+        let mut choice: Vec<Option<(u8, Vec<u8>)>> = vec![None; batch.len()];
+        for (p, c, v) in present(out.choice) {
+            choice[p as usize].get_or_insert((c, Vec::new())).1.push(v);
+        }
+        for (i, node) in batch.into_iter().enumerate() {
+            let t = self
+                .tallies
+                .get_mut(&node.puzzle)
+                .expect("a puzzle in flight");
+            t.open -= 1;
+            if t.done || broken[i] {
+            } else if let Some((cell, values)) = choice[i].take() {
+                let base = Rc::new(placed[i]);
+                for v in values {
+                    let mut path = node.path.clone();
+                    path.push(v);
+                    self.frontier.push(Node {
+                        puzzle: node.puzzle,
+                        depth: node.depth + 1,
+                        path,
+                        base: base.clone(),
+                        guess: Some((cell, v)),
+                    });
+                    t.guesses += 1;
+                    t.open += 1;
+                }
+            } else {
+                assert!(
+                    placed[i].iter().all(|&v| v != 0),
+                    "a solved node fills its grid"
+                );
+                t.found += 1;
+                t.solution = Some(placed[i]);
+            }
+            if !t.done && (t.found >= 2 || t.open == 0) {
+                t.done = true;
+                let status = match t.found {
+                    0 => "unsolvable",
+                    1 => "solved",
+                    _ => "multiple",
+                };
+                let solution = (t.found == 1).then_some(t.solution).flatten();
+                let guesses = t.guesses;
+                done.push((
+                    node.puzzle,
+                    Answer {
+                        status,
+                        solution,
+                        guesses,
+                    },
+                ));
+            }
+        }
+        self.tallies.retain(|_, t| !t.done || t.open > 0);
+    }
+}
+
+/// One hand-written engine: solves puzzles from `next` until there are none left.
+fn engine(grids: Arc<Vec<Cells>>, next: Arc<AtomicUsize>, batch: usize) -> Vec<(usize, Answer)> {
+    timely::execute_directly(move |worker| {
+        let geo = Geometry {
+            members: members(),
+            peers: peers(),
+        };
+        let mut search = Search {
+            grids: &grids,
+            next: &next,
+            batch,
+            tallies: HashMap::new(),
+            frontier: Vec::new(),
+        };
+        let mut done = Vec::new();
+        loop {
+            let batch = search.take_batch();
+            if batch.is_empty() {
+                assert!(search.tallies.is_empty(), "every puzzle decided");
+                return done;
+            }
+            let out = evaluate(worker, &batch, &geo);
+            search.absorb(batch, out, &mut done);
+        }
+    })
+}
+
+/// Hand-written: every puzzle's answer (in input order), and the time.
+fn hand_written(grids: &[Cells], workers: usize, batch: usize) -> (Vec<Answer>, Duration) {
+    let (grids, next) = (Arc::new(grids.to_vec()), Arc::new(AtomicUsize::new(0)));
+    let start = Instant::now();
+    let mut answers: Vec<Option<Answer>> = vec![None; grids.len()];
+    let handles: Vec<_> = (0..workers)
+        .map(|_| {
+            let (grids, next) = (grids.clone(), next.clone());
+            std::thread::spawn(move || engine(grids, next, batch))
+        })
+        .collect();
+    for h in handles {
+        for (i, a) in h.join().expect("an engine ran") {
+            answers[i] = Some(a);
+        }
+    }
+    let elapsed = start.elapsed();
+    let answers = answers
+        .into_iter()
+        .map(|a| a.expect("every puzzle answered"));
+    (answers.collect(), elapsed)
+}
+
+/// sudolog: `datalog/singles.dl`, one engine per worker, as `sudolog solve` runs.
+fn sudolog_engine(puzzles: &[Puzzle], workers: usize, batch: usize) -> (Vec<Answer>, Duration) {
+    let program = from_files(&["datalog/singles.dl".to_string()]).expect("singles.dl checks");
+    let opts = Options {
+        workers: 1,
+        search: true,
+        batch: true,
+        ..Default::default()
+    };
+    let make = || Board::new(program.clone(), &opts);
+    let engines = Engines::Many {
+        shards: workers,
+        make: &make,
+        finish: &|_| Ok(()),
+    };
+    let limits = Limits {
+        batch,
+        frontier: FRONTIER,
+    };
+    let answers = Mutex::new(Vec::new());
+    let start = Instant::now();
+    let mut input = puzzles.iter().cloned().map(Ok);
+    solve_sharded(engines, &mut input, Mode::default(), limits, &mut |r| {
+        let s = r.map_err(|e| e.to_string())?;
+        let status = match s.outcome {
+            Outcome::Solved => "solved",
+            Outcome::Multiple => "multiple",
+            Outcome::Unsolvable => "unsolvable",
+            other => panic!("unexpected outcome {other:?}"),
+        };
+        let solution =
+            (s.outcome == Outcome::Solved).then(|| std::array::from_fn(|c| s.grid.get(c)));
+        answers.lock().unwrap().push(Answer {
+            status,
+            solution,
+            guesses: s.guesses as u64,
+        });
+        Ok(())
+    })
+    .expect("sudolog solves");
+    let elapsed = start.elapsed();
+    (answers.into_inner().unwrap(), elapsed)
+}
+
+/// The 9x9 puzzles of `file` (the first `limit`), read as sudolog reads them.
+fn puzzles(file: &str, limit: usize) -> Vec<Puzzle> {
+    let f = std::fs::File::open(file).expect("the puzzle file reads");
+    PuzzleReader::new(file, std::io::BufReader::new(f))
+        .take(limit)
+        .map(|p| {
+            let p = p.expect("the puzzles parse");
+            assert_eq!(p.grid.shape.cells(), 81, "9x9 puzzles only");
+            p
+        })
+        .collect()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    let workers: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(1);
+    let file = args
+        .get(1)
+        .cloned()
+        .unwrap_or_else(|| "tests/data/kaggle_300.txt".into());
+    let limit: usize = args
+        .get(2)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(usize::MAX);
+    let batch: usize = args.get(3).and_then(|a| a.parse().ok()).unwrap_or(BATCH);
+    let puzzles = puzzles(&file, limit);
+    let grids: Vec<Cells> = puzzles
+        .iter()
+        .map(|p| std::array::from_fn(|c| p.grid.get(c)))
+        .collect();
+    let n = grids.len();
+    let (mut hand, mut ours) = (Vec::new(), Vec::new());
+    let mut answers = None;
+    for _ in 0..3 {
+        let (h, th) = hand_written(&grids, workers, batch);
+        let (o, to) = sudolog_engine(&puzzles, workers, batch);
+        for (i, (a, b)) in h.iter().zip(&o).enumerate() {
+            assert_eq!(
+                (a.status, a.solution),
+                (b.status, b.solution),
+                "puzzle {} ({}:{}): both sides agree",
+                i + 1,
+                puzzles[i].source,
+                puzzles[i].line
+            );
+        }
+        hand.push(th);
+        ours.push(to);
+        answers = Some((h, o));
+    }
+    let (h, o) = answers.expect("three runs");
+    let count = |v: &[Answer], s: &str| v.iter().filter(|a| a.status == s).count();
+    let guesses = |v: &[Answer]| v.iter().map(|a| a.guesses).sum::<u64>();
+    let median = |v: &mut Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2].as_secs_f64()
+    };
+    let (th, to) = (median(&mut hand), median(&mut ours));
+    println!(
+        "singles and search, {n} puzzles of {file} ({} solved, {} multiple, {} unsolvable), {workers} engine(s) of one worker, batch {batch}, median of 3:",
+        count(&o, "solved"),
+        count(&o, "multiple"),
+        count(&o, "unsolvable")
+    );
+    println!("| | time | puzzles/s | guesses |");
+    println!("|---|---|---|---|");
+    println!(
+        "| hand-written differential dataflow | {th:.2} s | {:.1} | {} |",
+        n as f64 / th,
+        guesses(&h)
+    );
+    println!(
+        "| sudolog, datalog/singles.dl | {to:.2} s | {:.1} | {} |",
+        n as f64 / to,
+        guesses(&o)
+    );
+    println!("sudolog / hand-written: {:.2}x", to / th);
+}
