@@ -10,7 +10,9 @@
 //! (oldest puzzle, then deepest, then leftmost), then new puzzles. A stalled node
 //! branches on its open cell with the fewest candidates (the lowest such cell), one
 //! child per candidate; a puzzle's search stops at its second solution. Both must
-//! give the same statuses and solutions, and they should make the same guesses.
+//! give the same statuses and solutions. A puzzle with one solution gets the same
+//! guesses on both sides (its whole tree); one with several stops at its second, after
+//! as many guesses as the batches it shared with other puzzles allowed.
 //!
 //! The hand-written side is the best batch search this project knows how to write on
 //! differential dataflow: rounds totally ordered (`distinct_total`, `count_total`),
@@ -548,7 +550,8 @@ fn sudolog_engine(puzzles: &[Puzzle], workers: usize, batch: usize) -> (Vec<Answ
         let status = match s.outcome {
             Outcome::Solved => "solved",
             Outcome::Multiple => "multiple",
-            Outcome::Unsolvable => "unsolvable",
+            // Clashing givens: the hand-written side finds no solution either.
+            Outcome::Unsolvable | Outcome::Invalid => "unsolvable",
             other => panic!("unexpected outcome {other:?}"),
         };
         let solution =
