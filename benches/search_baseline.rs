@@ -40,14 +40,18 @@ use differential_dataflow::trace::wrappers::enter::TraceEnter;
 use differential_dataflow::VecCollection;
 use sudolog::sudoku::batch::{solve_sharded, Engines, Limits};
 use sudolog::sudoku::board::{Board, Options};
-use sudolog::sudoku::puzzle::{Puzzle, PuzzleReader};
+use sudolog::sudoku::puzzle::Puzzle;
 use sudolog::sudoku::rules::from_files;
 use sudolog::sudoku::search::{Mode, Outcome};
 
 mod common {
+    pub mod dataflow;
     pub mod geometry;
+    pub mod puzzles;
 }
+use common::dataflow::finish;
 use common::geometry::{members, peers};
+use common::puzzles::{args, cells, puzzles, Args};
 
 /// Search nodes per batch by default, as `sudolog solve`'s default.
 const BATCH: usize = 96;
@@ -322,12 +326,7 @@ fn evaluate(worker: &mut timely::worker::Worker, nodes: &[Node], geo: &Geometry)
     given_in.flush();
     member_in.flush();
     peer_in.flush();
-    while probe.less_than(&1) {
-        worker.step_or_park(None);
-    }
-    if let Some(&id) = worker.installed_dataflows().last() {
-        worker.drop_dataflow(id);
-    }
+    finish(worker, &probe);
     drop((node_in, given_in, member_in, peer_in));
     Rc::try_unwrap(out).map_or_else(
         |rc| std::mem::take(&mut *rc.borrow_mut()),
@@ -568,39 +567,16 @@ fn sudolog_engine(puzzles: &[Puzzle], workers: usize, batch: usize) -> (Vec<Answ
     (answers.into_inner().unwrap(), elapsed)
 }
 
-/// The 9x9 puzzles of `file` (the first `limit`), read as sudolog reads them.
-fn puzzles(file: &str, limit: usize) -> Vec<Puzzle> {
-    let f = std::fs::File::open(file).expect("the puzzle file reads");
-    PuzzleReader::new(file, std::io::BufReader::new(f))
-        .take(limit)
-        .map(|p| {
-            let p = p.expect("the puzzles parse");
-            assert_eq!(p.grid.shape.cells(), 81, "9x9 puzzles only");
-            p
-        })
-        .collect()
-}
-
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
-    let workers: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(1);
-    let file = args
-        .get(1)
-        .cloned()
-        .unwrap_or_else(|| "tests/data/kaggle_300.txt".into());
-    let limit: usize = args
-        .get(2)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(usize::MAX);
-    let batch: usize = args.get(3).and_then(|a| a.parse().ok()).unwrap_or(BATCH);
+    let Args {
+        workers,
+        file,
+        limit,
+        rest,
+    } = args();
+    let batch: usize = rest.first().and_then(|a| a.parse().ok()).unwrap_or(BATCH);
     let puzzles = puzzles(&file, limit);
-    let grids: Vec<Cells> = puzzles
-        .iter()
-        .map(|p| std::array::from_fn(|c| p.grid.get(c)))
-        .collect();
+    let grids: Vec<Cells> = puzzles.iter().map(cells).collect();
     let n = grids.len();
     let (mut hand, mut ours) = (Vec::new(), Vec::new());
     let mut answers = None;

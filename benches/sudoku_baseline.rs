@@ -31,24 +31,15 @@ use sudolog::sudoku::rules::from_files;
 use sudolog::sudoku::search::{Mode, Outcome};
 
 mod common {
+    pub mod dataflow;
     pub mod geometry;
+    pub mod puzzles;
 }
+use common::dataflow::finish;
 use common::geometry::{members, peers};
+use common::puzzles::{args, cells, puzzles, Args};
 
 const CHUNK: usize = 32;
-
-/// The 9x9 puzzles of `file` (the first `limit`), read as sudolog reads them.
-fn puzzles(file: &str, limit: usize) -> Vec<[u8; 81]> {
-    let f = std::fs::File::open(file).expect("the puzzle file reads");
-    PuzzleReader::new(file, std::io::BufReader::new(f))
-        .take(limit)
-        .map(|p| {
-            let grid = p.expect("the puzzles parse").grid;
-            assert_eq!(grid.shape.cells(), 81, "9x9 puzzles only");
-            std::array::from_fn(|c| grid.get(c))
-        })
-        .collect()
-}
 
 /// Hand-written: the number of puzzles left solved, and the time.
 fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
@@ -161,13 +152,7 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
             given_in.flush();
             geo_in.flush();
             peer_in.flush();
-            while probe.less_than(&1) {
-                worker.step_or_park(None);
-            }
-            // A fresh dataflow per chunk, as sudolog's batch mode does.
-            if let Some(&id) = worker.installed_dataflows().last() {
-                worker.drop_dataflow(id);
-            }
+            finish(worker, &probe);
         }
         if index == 0 {
             *elapsed2.lock().unwrap() = start.elapsed();
@@ -215,20 +200,17 @@ fn sudolog_engine(file: &str, limit: usize, workers: usize) -> (usize, Duration)
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| a != "--bench")
-        .collect();
-    let workers: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(1);
-    let file = args
-        .get(1)
-        .cloned()
-        .unwrap_or_else(|| "tests/data/kaggle_300.txt".into());
-    let limit: usize = args
-        .get(2)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(usize::MAX);
-    let grids = puzzles(&file, limit);
+    let Args {
+        workers,
+        file,
+        limit,
+        rest,
+    } = args();
+    assert!(
+        rest.is_empty(),
+        "usage: sudoku_baseline [WORKERS [FILE [LIMIT]]]"
+    );
+    let grids: Vec<[u8; 81]> = puzzles(&file, limit).iter().map(cells).collect();
     let n = grids.len();
     let (mut hand, mut ours) = (Vec::new(), Vec::new());
     for _ in 0..3 {
