@@ -175,7 +175,7 @@ fn search_dataflow<'s>(
         let (var, placed) = VecVariable::new(inner, (0, 1));
         let Round { next, cand, broken } = singles(
             placed,
-            given.enter(inner),
+            given.clone().enter(inner),
             open.enter(inner),
             cell_marks.enter(inner),
             gv_marks.enter(inner),
@@ -183,7 +183,8 @@ fn search_dataflow<'s>(
             member.enter(inner),
         );
         var.set(next.clone());
-        (next.leave(scope), cand.leave(scope), broken.leave(scope))
+        let placed = next.leave(scope).concat(given.clone());
+        (placed, cand.leave(scope), broken.leave(scope))
     });
     // After the loop, once: the choice of cell (fewest candidates, lowest cell).
     let choice = cand
@@ -204,9 +205,10 @@ fn search_dataflow<'s>(
     }
 }
 
-/// One round of naked and hidden singles. In: this round's placements, the givens,
-/// the candidates the givens leave, the markers, the geometry. Out: the next
-/// round's placements, this round's candidates, the nodes in a contradiction.
+/// One round of naked and hidden singles. In: the placements the singles made so
+/// far, the givens, the candidates the givens leave, the markers, the geometry. Out:
+/// the next round's placements, this round's candidates, the nodes in a
+/// contradiction.
 fn singles<'s>(
     placed: Inner<'s, (u32, u8, u8)>,
     given: Inner<'s, (u32, u8, u8)>,
@@ -270,7 +272,16 @@ fn singles<'s>(
         .map(|(p, (c, v))| (p, c, v));
     // Placements only accumulate, so a node's singles reach a fixpoint even in a
     // contradiction.
-    let next = placed.concat(given).concat(singles).distinct_total();
+    // A given's strikes are out of `open` already: the loop's placements are those
+    // the singles make.
+    let next = placed
+        .concat(
+            singles
+                .map(|pcv| (pcv, ()))
+                .antijoin(given)
+                .map(|(pcv, ())| pcv),
+        )
+        .distinct_total();
     Round { next, cand, broken }
 }
 

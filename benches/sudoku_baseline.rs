@@ -86,6 +86,8 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
                         let open = open.clone().enter(inner);
                         let peer = peer.clone().enter(inner);
                         let member = member.clone().enter(inner);
+                        // The loop's placements are those the singles make: a
+                        // given's strikes are out of `open` already.
                         let (var, placed) = VecVariable::new(inner, (0, 1));
                         // A placed value leaves its peers and the other values its cell.
                         let elim = placed
@@ -118,10 +120,16 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
                                 }
                             })
                             .map(|((p, _g, v), c)| (p, c, v));
-                        let next = given.concat(naked).concat(hidden).distinct_total();
+                        let next = naked
+                            .concat(hidden)
+                            .map(|pcv| (pcv, ()))
+                            .antijoin(given)
+                            .map(|(pcv, ())| pcv)
+                            .distinct_total();
                         var.set(next.clone());
                         next.leave(scope)
                     });
+                    let placed = placed.concat(given.clone());
                     let probe = placed
                         .inspect(move |((p, _, _), _, d)| {
                             *pc.lock().unwrap().entry(*p).or_default() += d
