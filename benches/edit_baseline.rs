@@ -69,7 +69,7 @@ use timely::WorkerConfig;
 mod common {
     pub mod geometry;
 }
-use common::geometry::{members, peers};
+use common::geometry::{members, other_values, peers};
 
 /// The puzzle id the Editor uses (`edit.rs`).
 const P: Value = 0;
@@ -164,14 +164,15 @@ fn hand_written(
                 let peer = peer.enter(inner_scope).arrange_by_key();
                 let member = member.enter(inner_scope).arrange_by_key();
                 // A placed value leaves its peers and the other values its cell.
-                let elim =
-                    placed
-                        .clone()
-                        .join_core(peer, |_c, &v, &o| Some((o, v)))
-                        .concat(placed.clone().flat_map(|(c, v)| {
-                            (1..=9u8).filter(move |&w| w != v).map(move |w| (c, w))
-                        }))
-                        .distinct();
+                let elim = placed
+                    .clone()
+                    .join_core(peer, |_c, &v, &o| Some((o, v)))
+                    .concat(
+                        placed
+                            .clone()
+                            .flat_map(|(c, v)| other_values(v).map(move |w| (c, w))),
+                    )
+                    .distinct();
                 let cand = all.antijoin(elim).map(|(cv, ())| cv);
                 // Naked single: one candidate left in a cell.
                 let naked = cand

@@ -4,9 +4,10 @@
 //! `cargo bench --bench search_baseline [-- WORKERS [FILE [LIMIT [BATCH]]]]` (defaults:
 //! 1 worker, `tests/data/kaggle_300.txt`, all of it, 96 nodes a batch). Both sides
 //! run one engine of one worker per worker thread, each taking puzzles from a shared
-//! counter, and search the same way (`src/sudoku/batch.rs`): every search node is an instance of its own
-//! (its givens are its parent's placements and one guess), a batch of nodes is
-//! evaluated together in a fresh dataflow run to its fixpoint, open nodes go first
+//! counter, and search the same way (`src/sudoku/batch.rs`): every search node is an
+//! instance of its own (its givens are its parent's placements and one guess), a
+//! batch of nodes is evaluated together in a fresh dataflow run to its fixpoint,
+//! open nodes go first
 //! (oldest puzzle, then deepest, then leftmost), then new puzzles. A stalled node
 //! branches on its open cell with the fewest candidates (the lowest such cell), one
 //! child per candidate; a puzzle's search stops at its second solution. Both must
@@ -31,6 +32,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use differential_dataflow::consolidation::consolidate;
 use differential_dataflow::input::Input;
 use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
 use differential_dataflow::operators::iterate::VecVariable;
@@ -50,7 +52,7 @@ mod common {
     pub mod puzzles;
 }
 use common::dataflow::finish;
-use common::geometry::{members, peers};
+use common::geometry::{members, other_values, peers};
 use common::puzzles::{args, cells, puzzles, Args};
 
 /// Search nodes per batch by default, as `sudolog solve`'s default.
@@ -99,21 +101,9 @@ struct Outputs {
 }
 
 /// Rows whose diffs sum to a positive count.
-fn present<K: Ord + Copy>(mut rows: Vec<(K, isize)>) -> Vec<K> {
-    rows.sort_unstable_by_key(|r| r.0);
-    let mut out: Vec<K> = Vec::new();
-    let mut i = 0;
-    while i < rows.len() {
-        let (k, mut d) = (rows[i].0, 0);
-        while i < rows.len() && rows[i].0 == k {
-            d += rows[i].1;
-            i += 1;
-        }
-        if d > 0 {
-            out.push(k);
-        }
-    }
-    out
+fn present<K: Ord>(mut rows: Vec<(K, isize)>) -> Vec<K> {
+    consolidate(&mut rows);
+    rows.into_iter().filter(|r| r.1 > 0).map(|r| r.0).collect()
 }
 
 type Coll<'s, D> = VecCollection<'s, u32, D, isize>;
@@ -159,7 +149,7 @@ fn search_dataflow<'s>(
         .concat(
             given
                 .clone()
-                .flat_map(|(p, c, v)| (1..=9u8).filter(move |&w| w != v).map(move |w| (p, c, w))),
+                .flat_map(|(p, c, v)| other_values(v).map(move |w| (p, c, w))),
         )
         .distinct_total();
     let open = cells
@@ -225,7 +215,7 @@ fn singles<'s>(
         .concat(
             placed
                 .clone()
-                .flat_map(|(p, c, v)| (1..=9u8).filter(move |&w| w != v).map(move |w| (p, c, w))),
+                .flat_map(|(p, c, v)| other_values(v).map(move |w| (p, c, w))),
         )
         .distinct_total();
     let cand = open.antijoin(elim).map(|(pcv, ())| pcv);
@@ -270,10 +260,9 @@ fn singles<'s>(
         .map(|(p, c, v)| (p, (c, v)))
         .antijoin(broken.clone())
         .map(|(p, (c, v))| (p, c, v));
-    // Placements only accumulate, so a node's singles reach a fixpoint even in a
-    // contradiction.
-    // A given's strikes are out of `open` already: the loop's placements are those
-    // the singles make.
+    // The loop's placements are those the singles make (a given's strikes are out
+    // of `open` already), and they only accumulate, so a node's singles reach a
+    // fixpoint even in a contradiction.
     let next = placed
         .concat(
             singles
@@ -338,11 +327,7 @@ fn evaluate(worker: &mut timely::worker::Worker, nodes: &[Node], geo: &Geometry)
     member_in.flush();
     peer_in.flush();
     finish(worker, &probe);
-    drop((node_in, given_in, member_in, peer_in));
-    Rc::try_unwrap(out).map_or_else(
-        |rc| std::mem::take(&mut *rc.borrow_mut()),
-        |c| c.into_inner(),
-    )
+    out.take()
 }
 
 /// The geometry: worked out once, rather than per batch inside the timing.

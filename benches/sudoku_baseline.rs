@@ -36,7 +36,7 @@ mod common {
     pub mod puzzles;
 }
 use common::dataflow::finish;
-use common::geometry::{members, peers};
+use common::geometry::{members, other_values, peers};
 use common::puzzles::{args, cells, puzzles, Args};
 
 const CHUNK: usize = 32;
@@ -74,9 +74,11 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
                         .clone()
                         .map(|(p, c, v)| (c, (p, v)))
                         .join_core(peer.clone(), |_c, &(p, v), &o| Some((p, o, v)))
-                        .concat(given.clone().flat_map(|(p, c, v)| {
-                            (1..=9u8).filter(move |&w| w != v).map(move |w| (p, c, w))
-                        }))
+                        .concat(
+                            given
+                                .clone()
+                                .flat_map(|(p, c, v)| other_values(v).map(move |w| (p, c, w))),
+                        )
                         .distinct_total();
                     let open = all.antijoin(struck);
                     // Rounds totally ordered (batch idiom): `distinct_total` and
@@ -94,9 +96,11 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
                             .clone()
                             .map(|(p, c, v)| (c, (p, v)))
                             .join_core(peer, |_c, &(p, v), &o| Some((p, o, v)))
-                            .concat(placed.clone().flat_map(|(p, c, v)| {
-                                (1..=9u8).filter(move |&w| w != v).map(move |w| (p, c, w))
-                            }))
+                            .concat(
+                                placed
+                                    .clone()
+                                    .flat_map(|(p, c, v)| other_values(v).map(move |w| (p, c, w))),
+                            )
                             .distinct_total();
                         let cand = open.antijoin(elim).map(|(pcv, ())| pcv);
                         // Naked single: one candidate left in a cell.

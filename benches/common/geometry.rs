@@ -26,3 +26,8 @@ pub fn peers() -> Vec<(u8, u8)> {
     }
     out.into_iter().collect()
 }
+
+/// The values a cell holding `v` rules out of itself: every other digit.
+pub fn other_values(v: u8) -> impl Iterator<Item = u8> {
+    (1..=9u8).filter(move |&w| w != v)
+}
