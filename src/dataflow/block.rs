@@ -37,11 +37,11 @@ type Explained<'s, T, const W: usize> = Collection<'s, T, (Wide<W>, Wide<W>)>;
 /// leaves once, whether it is observed, read later or both.
 pub type Leaving<const W: usize> = (u32, Wide<W>, Wide<W>, u32);
 
-/// A relation that leaves a block: its contents are read later (and followed by the
-/// probe), its changes are observed, or both.
+/// A relation that leaves a block: a state relation (always: the session's probe
+/// follows it), or a view whose contents are read later, whose changes are observed,
+/// or both.
 pub struct Left {
     pub rel: RelId,
-    pub contents: bool,
     pub observed: bool,
 }
 
@@ -55,6 +55,8 @@ pub struct BlockOut<'s, const W: usize> {
     pub left: Collection<'s, Epoch, Leaving<W>>,
     /// The relations in `left`.
     pub rels: Vec<Left>,
+    /// Whether `left` holds explain events.
+    pub events: bool,
 }
 
 pub struct BlockSpec<'p> {
@@ -77,8 +79,8 @@ pub struct BlockSpec<'p> {
     pub view_facts: &'p [RelId],
     /// The tier of every rule of the program, by rule index.
     pub rule_tiers: &'p [u32],
-    /// Which relations leave the block: (contents, tagged with rounds) for each. The
-    /// state relations' contents always leave (the session's probe follows them).
+    /// Which relations leave the block: (contents read later, changes observed) for
+    /// each. The state relations always leave (the session's probe follows them).
     pub leaves: &'p dyn Fn(RelId) -> (bool, bool),
 }
 
@@ -313,26 +315,19 @@ where
                     })
                     .as_collection(),
             );
-            rels.push(Left {
-                rel: s,
-                contents: true,
-                observed,
-            });
+            rels.push(Left { rel: s, observed });
         }
         for (v, _) in spec.views {
             let (contents, observed) = (spec.leaves)(*v);
             if contents || observed {
                 let t = *v as u32;
                 left.push(ienv.rels[v].clone().map(move |r| (t, r, [0; W], 0)));
-                rels.push(Left {
-                    rel: *v,
-                    contents,
-                    observed,
-                });
+                rels.push(Left { rel: *v, observed });
             }
         }
 
-        if !explained.is_empty() {
+        let events = !explained.is_empty();
+        if events {
             // One event per new fact: the least (rule, bindings) that derived it.
             // Explained derivations of allowed facts, by rules of the allowed tier.
             let tier_of = spec.rule_tiers.to_vec();
@@ -382,6 +377,7 @@ where
         BlockOut {
             left: concatenate(inner, left).leave(scope),
             rels,
+            events,
         }
     })
 }

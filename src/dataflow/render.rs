@@ -9,7 +9,7 @@ use differential_dataflow::input::{Input, InputSession};
 use differential_dataflow::{AsCollection, ExchangeData, VecCollection as Collection};
 use timely::dataflow::operators::probe::Handle as ProbeHandle;
 use timely::dataflow::operators::vec::Partition;
-use timely::dataflow::operators::Exchange;
+use timely::dataflow::operators::{Exchange, Inspect, Probe};
 use timely::dataflow::Scope;
 use timely::order::Product;
 
@@ -41,52 +41,113 @@ impl Update {
     }
 }
 
-/// Sorts `ups` by [`Update::key`] and adds up the changes of equal keys, dropping those
-/// that cancel. Stable: runs that are already sorted (each worker's share) merge in
-/// linear time.
-pub fn consolidate(ups: &mut Vec<Update>) {
-    ups.sort_by(|a, b| a.key().cmp(&b.key()));
-    merge_sorted(ups);
+/// One worker's changes of a commit, consolidated and sorted by [`Update::key`],
+/// held at the width the dataflow was rendered at (a 2-wide program's changes are a
+/// third of the bytes of the host's rows): runs merge narrow, and are widened to
+/// [`Update`]s only as they are read.
+pub struct ChangeRun(Box<dyn Run>);
+
+impl ChangeRun {
+    /// A run without changes (of no particular width).
+    pub fn empty() -> ChangeRun {
+        ChangeRun(Box::new(Vec::<(Leaving<2>, isize)>::new()))
+    }
 }
 
-/// Adds up the changes of equal keys in `ups`, sorted by [`Update::key`], dropping
-/// those that cancel.
-fn merge_sorted(ups: &mut Vec<Update>) {
+/// A run at some width (see [`ChangeRun`]).
+trait Run: Send {
+    fn is_empty(&self) -> bool;
+    /// The changes of this run and `others` (runs of one dataflow: the same width).
+    fn merge(self: Box<Self>, others: Vec<ChangeRun>) -> Box<dyn Run>;
+    fn widen(self: Box<Self>) -> Box<dyn ExactSizeIterator<Item = Update> + Send>;
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
+}
+
+impl<const W: usize> Run for Vec<(Leaving<W>, isize)>
+where
+    Wide<W>: ExchangeData,
+{
+    fn is_empty(&self) -> bool {
+        Vec::is_empty(self)
+    }
+    fn merge(self: Box<Self>, others: Vec<ChangeRun>) -> Box<dyn Run> {
+        let mut all = *self;
+        for o in others {
+            let v =
+                o.0.into_any()
+                    .downcast::<Self>()
+                    .expect("the runs of one dataflow have one width");
+            all.extend(*v);
+        }
+        // A stable sort of sorted runs merges them.
+        consolidate_narrow(&mut all);
+        Box::new(all)
+    }
+    fn widen(self: Box<Self>) -> Box<dyn ExactSizeIterator<Item = Update> + Send> {
+        Box::new(
+            self.into_iter()
+                .map(|((tag, row, binds, round), diff)| Update {
+                    tag,
+                    row: rewiden(&row),
+                    binds: rewiden(&binds),
+                    round,
+                    diff,
+                }),
+        )
+    }
+    fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
+        self
+    }
+}
+
+/// Sorts changes by their key with a stable sort (what an operator emits for one
+/// round comes sorted by row, and each worker's run is sorted: the stable sort finds
+/// such runs and merges them instead of sorting), adds up the changes of equal keys
+/// and drops those that cancel. Padding with zeros keeps the order: narrow and wide
+/// keys sort alike.
+fn consolidate_narrow<const W: usize>(v: &mut Vec<(Leaving<W>, isize)>) {
+    v.sort_by_key(|u| u.0);
     let mut w = 0;
-    for i in 0..ups.len() {
-        if w > 0 && ups[w - 1].key() == ups[i].key() {
-            ups[w - 1].diff += ups[i].diff;
+    for i in 0..v.len() {
+        if w > 0 && v[w - 1].0 == v[i].0 {
+            v[w - 1].1 += v[i].1;
         } else {
-            ups.swap(w, i);
+            v.swap(w, i);
             w += 1;
         }
     }
-    ups.truncate(w);
-    ups.retain(|u| u.diff != 0);
+    v.truncate(w);
+    v.retain(|(_, diff)| *diff != 0);
+}
+
+/// The changes of all workers' runs, merged: sorted by [`Update::key`], the changes
+/// of equal keys added up, those that cancel dropped.
+pub fn merge_runs(runs: Vec<ChangeRun>) -> impl ExactSizeIterator<Item = Update> {
+    let mut runs: Vec<ChangeRun> = runs.into_iter().filter(|r| !r.0.is_empty()).collect();
+    let first = if runs.is_empty() {
+        ChangeRun::empty()
+    } else {
+        runs.swap_remove(0)
+    };
+    let merged = if runs.is_empty() {
+        first.0
+    } else {
+        first.0.merge(runs)
+    };
+    merged.widen()
 }
 
 /// Where a worker collects the changes of the current commit, at the dataflow's width.
 type Changes<const W: usize> = Rc<RefCell<Vec<(Leaving<W>, isize)>>>;
 
-/// Takes the changes collected so far, consolidated, sorted by [`Update::key`] and
-/// widened. Sorted while still narrow: a 2-wide program's changes are a third of the
-/// bytes of the host's rows.
-fn take_changes<const W: usize>(changes: &Changes<W>) -> Vec<Update> {
+/// Takes the changes collected so far, as a [`ChangeRun`].
+fn take_changes<const W: usize>(changes: &Changes<W>) -> ChangeRun
+where
+    Wide<W>: ExchangeData,
+{
     let mut v = std::mem::take(&mut *changes.borrow_mut());
-    // Padding with zeros keeps the order: narrow and wide keys sort alike.
-    v.sort_unstable_by_key(|u| u.0);
-    let mut out: Vec<Update> = v
-        .into_iter()
-        .map(|((tag, row, binds, round), diff)| Update {
-            tag,
-            row: rewiden(&row),
-            binds: rewiden(&binds),
-            round,
-            diff,
-        })
-        .collect();
-    merge_sorted(&mut out);
-    out
+    consolidate_narrow(&mut v);
+    ChangeRun(Box::new(v))
 }
 
 /// What to report, and how to render.
@@ -110,7 +171,7 @@ pub struct Outputs {
 pub struct Dataflow {
     inputs: Box<dyn Feed>,
     pub probe: ProbeHandle<Epoch>,
-    changes: Box<dyn FnMut() -> Vec<Update>>,
+    changes: Box<dyn FnMut() -> ChangeRun>,
 }
 
 impl Dataflow {
@@ -124,7 +185,7 @@ impl Dataflow {
     }
     /// This worker's changes of observed relations and explain events since the last
     /// call: consolidated, sorted by [`Update::key`].
-    pub fn take_changes(&mut self) -> Vec<Update> {
+    pub fn take_changes(&mut self) -> ChangeRun {
         (self.changes)()
     }
     /// Closes the inputs' epochs before `epoch` and sends what they hold.
@@ -294,7 +355,9 @@ where
         input_colls.insert(r, c);
     }
     let mut env = Env::new(unit, arities, profile, program.symbols.clone());
-    let mut outs: Vec<Collection<'s, Epoch, (u32, Wide<W>, Wide<W>, u32)>> = Vec::new();
+    let mut outs: Vec<Collection<'s, Epoch, Leaving<W>>> = Vec::new();
+    // What left blocks that no one reads: the probe follows it.
+    let mut probed: Vec<Collection<'s, Epoch, Leaving<W>>> = Vec::new();
     let observe = |r: RelId| outputs.observe.get(r).copied().unwrap_or(false);
     let view_facts: Vec<RelId> = program.facts.iter().map(|(r, _)| *r).collect();
     let rule_tiers: Vec<u32> = program.rules.iter().map(|r| r.tier).collect();
@@ -368,28 +431,42 @@ where
                         leaves: &|r| (read_later[i].contains(&r), observe(r)),
                     },
                 );
-                // One operator splits what left by relation (events: part 0).
-                let mut part = vec![0u64; program.relations.len()];
-                for (k, l) in out.rels.iter().enumerate() {
-                    part[l.rel] = k as u64 + 1;
-                }
-                let route = move |(u, t, d): (Leaving<W>, Epoch, isize)| {
-                    let p = if u.0 == EVENT { 0 } else { part[u.0 as usize] };
-                    (p, (u, t, d))
+                // What leaves goes on as it is when it is one relation's changes;
+                // otherwise one operator splits it by relation (events: part 0).
+                let parts: Vec<_> = if out.rels.len() == 1 && !out.events {
+                    vec![out.left]
+                } else {
+                    let mut part = vec![0u64; program.relations.len()];
+                    for (k, l) in out.rels.iter().enumerate() {
+                        part[l.rel] = k as u64 + 1;
+                    }
+                    let route = move |(u, t, d): (Leaving<W>, Epoch, isize)| {
+                        let p = if u.0 == EVENT { 0 } else { part[u.0 as usize] };
+                        (p, (u, t, d))
+                    };
+                    let mut parts: Vec<_> = out
+                        .left
+                        .inner
+                        .partition(out.rels.len() as u64 + 1, route)
+                        .into_iter()
+                        .map(|p| p.as_collection())
+                        .collect();
+                    let events = parts.remove(0);
+                    if out.events {
+                        outs.push(events);
+                    }
+                    parts
                 };
-                let mut parts = out
-                    .left
-                    .inner
-                    .partition(out.rels.len() as u64 + 1, route)
-                    .into_iter()
-                    .map(|p| p.as_collection());
-                outs.push(parts.next().expect("part 0: events"));
                 for (l, p) in out.rels.iter().zip(parts) {
                     if l.observed {
                         outs.push(p.clone());
                     }
-                    if l.contents {
+                    // Contents only where a later stratum reads them: otherwise
+                    // the probe follows the changes themselves (no copy).
+                    if read_later[i].contains(&l.rel) {
                         env.rels.insert(l.rel, p.map(|(_, row, _, _)| row));
+                    } else if !l.observed {
+                        probed.push(p);
                     }
                 }
             }
@@ -407,6 +484,9 @@ where
         c.clone().probe_with(&probe);
     }
     env.unit.clone().probe_with(&probe);
+    for p in probed {
+        p.probe_with(&probe);
+    }
     let changes: Changes<W> = Default::default();
     let sink = changes.clone();
     let outs = concatenate(scope, outs);
@@ -415,7 +495,12 @@ where
     } else {
         outs
     };
-    outs.inspect(move |(u, _t, diff)| sink.borrow_mut().push((*u, *diff)))
+    // A batch at a time: one borrow per container, not per change.
+    outs.inner
+        .inspect_batch(move |_t, batch: &Vec<(Leaving<W>, Epoch, isize)>| {
+            sink.borrow_mut()
+                .extend(batch.iter().map(|(u, _t, diff)| (*u, *diff)))
+        })
         .probe_with(&probe);
     Dataflow {
         inputs: Box::new(Inputs {
@@ -429,9 +514,60 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::{needed_strata, stratum_defines, width};
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use super::{merge_runs, needed_strata, stratum_defines, take_changes, width, Update};
     use crate::check::check_str;
     use crate::plan::plan;
+
+    /// A worker's run from its changes as it collected them (2 wide: tag, a, b,
+    /// round, diff; binds unused).
+    fn run(changes: &[(u32, i32, i32, u32, isize)]) -> super::ChangeRun {
+        let v = changes
+            .iter()
+            .map(|&(tag, a, b, round, d)| ((tag, [a, b], [0; 2], round), d))
+            .collect();
+        take_changes::<2>(&Rc::new(RefCell::new(v)))
+    }
+
+    fn flat(ups: impl Iterator<Item = Update>) -> Vec<(u32, i32, i32, u32, isize)> {
+        ups.map(|u| (u.tag, u.row[0], u.row[1], u.round, u.diff))
+            .collect()
+    }
+
+    #[test]
+    fn a_run_is_sorted_and_consolidated_and_runs_merge() {
+        // Out of order, a duplicate, a change that cancels within the run.
+        let one = run(&[
+            (1, 5, 0, 2, 1),
+            (0, 9, 9, 0, 1),
+            (1, 5, 0, 2, 1),
+            (0, 3, 4, 1, 1),
+        ]);
+        let one = flat(
+            merge_runs(vec![one])
+                .chain(merge_runs(vec![run(&[(0, 7, 7, 0, 1), (0, 7, 7, 0, -1)])])),
+        );
+        assert_eq!(one, vec![(0, 3, 4, 1, 1), (0, 9, 9, 0, 1), (1, 5, 0, 2, 2)]);
+        // Several runs: equal keys add up across runs, and cancel.
+        let a = run(&[(0, 1, 1, 0, 1), (0, 2, 2, 3, 1), (2, 0, 0, 0, 1)]);
+        let b = run(&[(0, 2, 2, 3, -1), (0, 1, 1, 0, 1), (1, 4, 4, 1, -1)]);
+        let c = run(&[]);
+        let merged = merge_runs(vec![a, b, c]);
+        assert_eq!(merged.len(), 3);
+        assert_eq!(
+            flat(merged),
+            vec![(0, 1, 1, 0, 2), (1, 4, 4, 1, -1), (2, 0, 0, 0, 1)]
+        );
+        // One run passes through as it is; empty runs (of no width) are skipped.
+        let single = merge_runs(vec![
+            super::ChangeRun::empty(),
+            run(&[(3, 1, 2, 0, 1), (3, 0, 2, 0, 1)]),
+        ]);
+        assert_eq!(flat(single), vec![(3, 0, 2, 0, 1), (3, 1, 2, 0, 1)]);
+        assert_eq!(merge_runs(vec![super::ChangeRun::empty()]).len(), 0);
+    }
 
     #[test]
     fn strata_nothing_observed_reads_are_not_rendered() {

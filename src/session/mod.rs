@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use crate::check::ir::{Program, RelId, RelKind, Symbols, Value};
 pub use crate::dataflow::profile::{merge_costs, RuleCost};
-use crate::dataflow::render::{consolidate, Update, EVENT};
+use crate::dataflow::render::{merge_runs, ChangeRun, Update, EVENT};
 use crate::dataflow::row::{row, Row, WIDTH};
 use crate::plan::Plan;
 use worker::{Cmd, Reply};
@@ -330,18 +330,12 @@ impl Session {
         Ok(out)
     }
 
-    fn wait(&mut self) -> Result<Vec<Update>, String> {
-        let done = self.replies("a commit", |r| match r {
+    /// Every worker's run of changes for the commit just made.
+    fn wait(&mut self) -> Result<Vec<ChangeRun>, String> {
+        self.replies("a commit", |r| match r {
             Reply::Done(u) => Some(u),
             _ => None,
-        })?;
-        // One worker's share moves as it is; the others' are appended to it.
-        let mut done = done.into_iter();
-        let mut all = done.next().unwrap_or_default();
-        for mut d in done {
-            all.append(&mut d);
-        }
-        Ok(all)
+        })
     }
 
     /// Applies the pending inserts and retracts and runs to the fixpoint.
@@ -377,74 +371,84 @@ impl Session {
         Ok(())
     }
 
-    /// In: every worker's changes, each worker's share sorted and consolidated.
-    fn absorb(&mut self, mut ups: Vec<Update>) -> Commit {
-        // The workers' sorted runs merge (a stable sort of runs is a merge).
-        consolidate(&mut ups);
+    /// In: every worker's run of changes, each sorted and consolidated, merged as
+    /// they are read (one pass).
+    fn absorb(&mut self, runs: Vec<ChangeRun>) -> Commit {
         let mut commit = Commit::default();
-        // Additions come sorted, so each relation's are added in bulk. A removal
-        // takes a fact out only at the round it had, so a fact that moved rounds
-        // (removed at one, added at another) ends up present.
-        self.add_contents(&ups);
-        let removals = ups.iter().filter(|u| u.diff < 0);
-        let additions = ups.iter().filter(|u| u.diff > 0);
-        for &Update {
-            tag,
-            row: r,
-            binds: b,
-            round,
-            diff,
-        } in removals.chain(additions)
-        {
-            if tag == EVENT {
-                let rule = b[0] as usize;
-                let head_rel = self.program.rules[rule].head;
-                let ev = self.event(head_rel, &r, &b, round);
-                if diff > 0 {
-                    self.events.insert((head_rel, r), (rule, b, round));
-                } else if self.events.get(&(head_rel, r)) == Some(&(rule, b, round)) {
-                    self.events.remove(&(head_rel, r));
-                }
-                commit.events.push((ev, diff));
-            } else {
-                let rel = tag as RelId;
-                if diff < 0 && self.contents[rel].get(&r) == Some(&round) {
-                    self.contents[rel].remove(&r);
-                }
+        // Additions come sorted, so each relation's are added in bulk; removals and
+        // events (few) follow them. A removal takes a fact out only at the round it
+        // had, so a fact that moved rounds (removed at one, added at another) ends up
+        // present.
+        let mut added: Vec<(RelId, Vec<(Row, u32)>)> = Vec::new();
+        let mut rest: Vec<Update> = Vec::new();
+        let mut merged = merge_runs(runs);
+        while let Some(u) = merged.next() {
+            if u.tag != EVENT {
+                let rel = u.tag as RelId;
                 commit.changed += 1;
                 if self.list_changes {
                     let arity = self.program.relations[rel].arity();
                     commit.changes.push(Change {
                         rel,
-                        row: r[..arity].to_vec(),
-                        round,
-                        diff,
+                        row: u.row[..arity].to_vec(),
+                        round: u.round,
+                        diff: u.diff,
                     });
                 }
+                if u.diff > 0 {
+                    match added.last_mut() {
+                        Some((r, run)) if *r == rel => run.push((u.row, u.round)),
+                        _ => {
+                            // Room for every change still to come: pages never
+                            // written cost nothing, and a long run never moves.
+                            let mut run = Vec::with_capacity(1 + merged.len());
+                            run.push((u.row, u.round));
+                            added.push((rel, run));
+                        }
+                    }
+                    continue;
+                }
             }
+            rest.push(u);
+        }
+        self.add_contents(added);
+        // Removals first (a stable sort keeps the rest in order).
+        rest.sort_by_key(|u| u.diff > 0);
+        for Update {
+            tag,
+            row: r,
+            binds: b,
+            round,
+            diff,
+        } in rest
+        {
+            if tag != EVENT {
+                let rel = tag as RelId;
+                if self.contents[rel].get(&r) == Some(&round) {
+                    self.contents[rel].remove(&r);
+                }
+                continue;
+            }
+            let rule = b[0] as usize;
+            let head_rel = self.program.rules[rule].head;
+            let ev = self.event(head_rel, &r, &b, round);
+            if diff > 0 {
+                self.events.insert((head_rel, r), (rule, b, round));
+            } else if self.events.get(&(head_rel, r)) == Some(&(rule, b, round)) {
+                self.events.remove(&(head_rel, r));
+            }
+            commit.events.push((ev, diff));
         }
         commit.changes.sort();
         commit.events.sort();
         commit
     }
 
-    /// Adds the added facts of `changes` (consolidated and sorted; removals and events
-    /// among them are skipped) to the relations' contents: a relation's run of facts
-    /// is merged in as one sorted batch (a closure of 600,000 paths is one bulk build,
-    /// not 600,000 inserts).
-    fn add_contents(&mut self, changes: &[Update]) {
-        let facts = changes.iter().filter(|u| u.tag != EVENT && u.diff > 0);
-        let mut runs: Vec<(RelId, Vec<(Row, u32)>)> = Vec::new();
-        for Update {
-            tag, row: r, round, ..
-        } in facts
-        {
-            match runs.last_mut() {
-                Some((rel, run)) if *rel == *tag as RelId => run.push((*r, *round)),
-                _ => runs.push((*tag as RelId, vec![(*r, *round)])),
-            }
-        }
-        for (rel, run) in runs {
+    /// Adds runs of added facts, each one relation's and sorted by row, to the
+    /// relations' contents: a long run is merged in as one sorted batch (a closure of
+    /// 600,000 paths is one bulk build, not 600,000 inserts).
+    fn add_contents(&mut self, added: Vec<(RelId, Vec<(Row, u32)>)>) {
+        for (rel, run) in added {
             let contents = &mut self.contents[rel];
             if run.len() * 4 < contents.len() {
                 contents.extend(run);

@@ -10,7 +10,7 @@ use crate::check::ir::{Program, RelId};
 use crate::dataflow::profile::{
     log_operator_times, merge_costs, OperatorTimes, ProfileCell, RuleCost,
 };
-use crate::dataflow::render::{render, Dataflow, Outputs, Update};
+use crate::dataflow::render::{render, ChangeRun, Dataflow, Outputs};
 use crate::dataflow::row::Row;
 use crate::dataflow::time::Epoch;
 use crate::plan::Plan;
@@ -26,7 +26,7 @@ pub enum Cmd {
 }
 
 pub enum Reply {
-    Done(Vec<Update>),
+    Done(ChangeRun),
     Profile(Vec<RuleCost>),
     /// The worker panicked (a bug): the session cannot go on.
     Failed(String),
@@ -117,7 +117,7 @@ fn serve(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
                 drop(b);
                 w.drop_dataflow(id);
                 b = build(w, job);
-                Reply::Done(Vec::new())
+                Reply::Done(ChangeRun::empty())
             }
             Cmd::Profile => {
                 let mut all = earlier.clone();
