@@ -24,7 +24,8 @@ use crate::plan::{Pipeline, Plan, Source, Step, StratumPlan};
 /// Tag of explain events in [`Update`]s (relations use their id).
 pub const EVENT: u32 = u32::MAX;
 
-/// One change a worker saw: a relation's fact (`binds` unused) or an event.
+/// One change a worker saw: a relation's fact (`binds` unused) or an event. Changes
+/// are ordered, and equal changes added up, by their key: (tag, row, binds, round).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Update {
     pub tag: u32,
@@ -34,17 +35,10 @@ pub struct Update {
     pub diff: isize,
 }
 
-impl Update {
-    /// What equal changes share: their sum is one change.
-    pub fn key(&self) -> (u32, &Row, &Row, u32) {
-        (self.tag, &self.row, &self.binds, self.round)
-    }
-}
-
-/// One worker's changes of a commit, consolidated and sorted by [`Update::key`],
-/// held at the width the dataflow was rendered at (a 2-wide program's changes are a
-/// third of the bytes of the host's rows): runs merge narrow, and are widened to
-/// [`Update`]s only as they are read.
+/// One worker's changes of a commit, consolidated and sorted by their key
+/// ([`Update`]), held at the width the dataflow was rendered at (a 2-wide program's
+/// changes are a third of the bytes of the host's rows): runs merge narrow, and are
+/// widened to [`Update`]s only as they are read.
 pub struct ChangeRun(Box<dyn Run>);
 
 impl ChangeRun {
@@ -120,19 +114,20 @@ fn consolidate_narrow<const W: usize>(v: &mut Vec<(Leaving<W>, isize)>) {
     v.retain(|(_, diff)| *diff != 0);
 }
 
-/// The changes of all workers' runs, merged: sorted by [`Update::key`], the changes
-/// of equal keys added up, those that cancel dropped.
+/// The changes of all workers' runs, merged: sorted by their key ([`Update`]), the
+/// changes of equal keys added up, those that cancel dropped.
 pub fn merge_runs(runs: Vec<ChangeRun>) -> impl ExactSizeIterator<Item = Update> {
-    let mut runs: Vec<ChangeRun> = runs.into_iter().filter(|r| !r.0.is_empty()).collect();
-    let first = if runs.is_empty() {
-        ChangeRun::empty()
-    } else {
-        runs.swap_remove(0)
-    };
-    let merged = if runs.is_empty() {
-        first.0
-    } else {
-        first.0.merge(runs)
+    let mut runs = runs.into_iter().filter(|r| !r.0.is_empty());
+    let merged = match runs.next() {
+        None => ChangeRun::empty().0,
+        Some(first) => {
+            let rest: Vec<ChangeRun> = runs.collect();
+            if rest.is_empty() {
+                first.0
+            } else {
+                first.0.merge(rest)
+            }
+        }
     };
     merged.widen()
 }
@@ -184,7 +179,7 @@ impl Dataflow {
         self.inputs.insert_unit();
     }
     /// This worker's changes of observed relations and explain events since the last
-    /// call: consolidated, sorted by [`Update::key`].
+    /// call: consolidated, sorted by their key ([`Update`]).
     pub fn take_changes(&mut self) -> ChangeRun {
         (self.changes)()
     }
