@@ -50,10 +50,12 @@ mod common {
     pub mod dataflow;
     pub mod geometry;
     pub mod puzzles;
+    pub mod strikes;
 }
 use common::dataflow::finish;
-use common::geometry::{members, other_values, peers};
+use common::geometry::{members, peers};
 use common::puzzles::{args, cells, puzzles, Args};
+use common::strikes::strikes;
 
 /// Search nodes per batch by default, as `sudolog solve`'s default.
 const BATCH: usize = 96;
@@ -142,16 +144,7 @@ fn search_dataflow<'s>(
     let peer = peer.arrange_by_key();
     let member = member.arrange_by_key();
     // The candidates the givens leave, before the first round.
-    let struck = given
-        .clone()
-        .map(|(p, c, v)| (c, (p, v)))
-        .join_core(peer.clone(), |_c, &(p, v), &o| Some((p, o, v)))
-        .concat(
-            given
-                .clone()
-                .flat_map(|(p, c, v)| other_values(v).map(move |w| (p, c, w))),
-        )
-        .distinct_total();
+    let struck = strikes(given.clone(), peer.clone());
     let open = cells
         .clone()
         .flat_map(|((p, c), ())| (1..=9u8).map(move |v| ((p, c, v), ())))
@@ -208,16 +201,7 @@ fn singles<'s>(
     peer: Entered<'s>,
     member: Entered<'s>,
 ) -> Round<'s> {
-    let elim = placed
-        .clone()
-        .map(|(p, c, v)| (c, (p, v)))
-        .join_core(peer, |_c, &(p, v), &o| Some((p, o, v)))
-        .concat(
-            placed
-                .clone()
-                .flat_map(|(p, c, v)| other_values(v).map(move |w| (p, c, w))),
-        )
-        .distinct_total();
+    let elim = strikes(placed.clone(), peer);
     let cand = open.antijoin(elim).map(|(pcv, ())| pcv);
     // Each cell's candidates, plus its marker: 1 is an empty cell.
     let counts = cand

@@ -40,10 +40,12 @@ mod common {
     pub mod dataflow;
     pub mod geometry;
     pub mod puzzles;
+    pub mod strikes;
 }
 use common::dataflow::finish;
-use common::geometry::{members, other_values, peers};
+use common::geometry::{members, peers};
 use common::puzzles::{args, cells, puzzles, Args};
+use common::strikes::strikes;
 
 const CHUNK: usize = 32;
 
@@ -80,16 +82,7 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
                     let member = member.arrange_by_key();
                     // The candidates the givens leave, before the first round (the
                     // rules' `open0`): the loop starts from them, not from all 729.
-                    let struck = given
-                        .clone()
-                        .map(|(p, c, v)| (c, (p, v)))
-                        .join_core(peer.clone(), |_c, &(p, v), &o| Some((p, o, v)))
-                        .concat(
-                            given
-                                .clone()
-                                .flat_map(|(p, c, v)| other_values(v).map(move |w| (p, c, w))),
-                        )
-                        .distinct_total();
+                    let struck = strikes(given.clone(), peer.clone());
                     let open = all.antijoin(struck);
                     // Rounds totally ordered (batch idiom): `distinct_total` and
                     // `count_total` instead of replaying each key's history.
@@ -102,16 +95,7 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
                         // given's strikes are out of `open` already.
                         let (var, placed) = VecVariable::new(inner, (0, 1));
                         // A placed value leaves its peers and the other values its cell.
-                        let elim = placed
-                            .clone()
-                            .map(|(p, c, v)| (c, (p, v)))
-                            .join_core(peer, |_c, &(p, v), &o| Some((p, o, v)))
-                            .concat(
-                                placed
-                                    .clone()
-                                    .flat_map(|(p, c, v)| other_values(v).map(move |w| (p, c, w))),
-                            )
-                            .distinct_total();
+                        let elim = strikes(placed, peer);
                         let cand = open.antijoin(elim).map(|(pcv, ())| pcv);
                         // Naked single: one candidate left in a cell.
                         let naked = cand

@@ -1,5 +1,6 @@
 //! 9x9 Sudoku geometry for the hand-written baselines (`sudoku_baseline`,
-//! `edit_baseline`): cells 0..81 row by row, groups 0..27 (rows, columns, boxes).
+//! `search_baseline`, `edit_baseline`): cells 0..81 row by row, groups 0..27 (rows,
+//! columns, boxes).
 
 /// Rows, columns and boxes: (cell, group).
 pub fn members() -> Vec<(u8, u8)> {
