@@ -46,6 +46,25 @@ impl ChangeRun {
     pub fn empty() -> ChangeRun {
         ChangeRun(Box::new(Vec::<(Leaving<2>, isize)>::new()))
     }
+    /// Splits the run for a session that lists no changes (see [`Split`]). Workers
+    /// call this, each on its own run, in parallel.
+    pub fn split(self) -> Split {
+        self.0.split()
+    }
+}
+
+/// One worker's changes of a commit, split for a session that lists none: each
+/// relation's additions as host rows with their rounds, sorted by row, and the rest
+/// (removals and events) as [`Update`]s in their key order. Equal changes on
+/// different workers are not added up here: the session does that when it merges
+/// the workers' splits.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Split {
+    /// Per relation, in relation order: (row, round) of each fact added.
+    pub added: Vec<(RelId, Vec<(Row, u32)>)>,
+    pub rest: Vec<Update>,
+    /// Changes of relations (additions and removals).
+    pub changed: usize,
 }
 
 /// A run at some width (see [`ChangeRun`]).
@@ -54,6 +73,7 @@ trait Run: Send {
     /// The changes of this run and `others` (runs of one dataflow: the same width).
     fn merge(self: Box<Self>, others: Vec<ChangeRun>) -> Box<dyn Run>;
     fn widen(self: Box<Self>) -> Box<dyn ExactSizeIterator<Item = Update> + Send>;
+    fn split(self: Box<Self>) -> Split;
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any>;
 }
 
@@ -88,6 +108,37 @@ where
                     diff,
                 }),
         )
+    }
+    fn split(self: Box<Self>) -> Split {
+        let mut s = Split::default();
+        let mut changes = self.into_iter();
+        while let Some(((tag, row, binds, round), diff)) = changes.next() {
+            if tag != EVENT {
+                s.changed += 1;
+                if diff > 0 {
+                    let rel = tag as RelId;
+                    match s.added.last_mut() {
+                        Some((r, run)) if *r == rel => run.push((rewiden(&row), round)),
+                        _ => {
+                            // Room for every change still to come: pages never
+                            // written cost nothing, and a long run never moves.
+                            let mut run = Vec::with_capacity(1 + changes.len());
+                            run.push((rewiden(&row), round));
+                            s.added.push((rel, run));
+                        }
+                    }
+                    continue;
+                }
+            }
+            s.rest.push(Update {
+                tag,
+                row: rewiden(&row),
+                binds: rewiden(&binds),
+                round,
+                diff,
+            });
+        }
+        s
     }
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
         self
@@ -562,6 +613,34 @@ mod tests {
         ]);
         assert_eq!(flat(single), vec![(3, 0, 2, 0, 1), (3, 1, 2, 0, 1)]);
         assert_eq!(merge_runs(vec![super::ChangeRun::empty()]).len(), 0);
+    }
+
+    #[test]
+    fn a_split_keeps_each_relations_additions_sorted_and_the_rest_in_order() {
+        let split = run(&[
+            (2, 1, 1, 3, -1),
+            (0, 5, 0, 0, 1),
+            (super::EVENT, 7, 0, 1, 1),
+            (0, 2, 9, 1, 1),
+            (2, 0, 4, 2, 1),
+            (0, 3, 3, 0, -1),
+        ])
+        .split();
+        let r = |a: i32, b: i32| -> super::Row { super::row(&[a, b]) };
+        assert_eq!(
+            split.added,
+            vec![
+                (0, vec![(r(2, 9), 1), (r(5, 0), 0)]),
+                (2, vec![(r(0, 4), 2)])
+            ]
+        );
+        let rest: Vec<_> = split
+            .rest
+            .iter()
+            .map(|u| (u.tag, u.row[0], u.diff))
+            .collect();
+        assert_eq!(rest, vec![(0, 3, -1), (2, 1, -1), (super::EVENT, 7, 1)]);
+        assert_eq!(split.changed, 5);
     }
 
     #[test]

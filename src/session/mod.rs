@@ -10,19 +10,21 @@
 //! evaluation of the final inputs: that is differential dataflow's guarantee, and
 //! the test suite checks it against a reference evaluator.
 
+mod contents;
 mod worker;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::check::ir::{Program, RelId, RelKind, Symbols, Value};
 pub use crate::dataflow::profile::{merge_costs, RuleCost};
-use crate::dataflow::render::{merge_runs, ChangeRun, Update, EVENT};
+use crate::dataflow::render::{merge_runs, ChangeRun, Split, Update, EVENT};
 use crate::dataflow::row::{row, Row, WIDTH};
 use crate::plan::Plan;
-use worker::{Cmd, Reply};
+use contents::{merge, Contents};
+use worker::{Changes, Cmd, Reply};
 
 /// Which relations a session reports.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -116,7 +118,7 @@ pub struct Session {
     pending: Vec<(RelId, Row, isize)>,
     epoch: crate::dataflow::time::Epoch,
     observed: Vec<bool>,
-    contents: Vec<BTreeMap<Row, u32>>,
+    contents: Vec<Contents>,
     events: HashMap<(RelId, Row), (usize, Row, u32)>,
     /// A worker failed: the other workers may be stuck waiting for it.
     failed: bool,
@@ -173,6 +175,7 @@ impl Session {
         args.extend(config.timely_args.iter().cloned());
         let (p2, plan2) = (program.clone(), plan.clone());
         let profile = config.profile;
+        let split = !config.changes;
         let guards = timely::execute_from_args(args.into_iter(), move |w| {
             let rx = receivers.lock().unwrap()[w.index() % threads]
                 .take()
@@ -183,6 +186,7 @@ impl Session {
                 plan: &plan2,
                 outputs: &outputs,
                 profile,
+                split,
             };
             worker::run(w, &job, rx, tx);
         })?;
@@ -199,7 +203,7 @@ impl Session {
             pending: Vec::new(),
             epoch: 0,
             observed,
-            contents: vec![BTreeMap::new(); n],
+            contents: vec![Contents::default(); n],
             events: HashMap::new(),
             failed: false,
             batch: config.batch,
@@ -331,7 +335,7 @@ impl Session {
     }
 
     /// Every worker's run of changes for the commit just made.
-    fn wait(&mut self) -> Result<Vec<ChangeRun>, String> {
+    fn wait(&mut self) -> Result<Vec<Changes>, String> {
         self.replies("a commit", |r| match r {
             Reply::Done(u) => Some(u),
             _ => None,
@@ -371,15 +375,33 @@ impl Session {
         Ok(())
     }
 
-    /// In: every worker's run of changes, each sorted and consolidated, merged as
-    /// they are read (one pass).
-    fn absorb(&mut self, runs: Vec<ChangeRun>) -> Commit {
+    /// In: every worker's changes, as runs (a session that lists changes) or split.
+    fn absorb(&mut self, changes: Vec<Changes>) -> Commit {
+        let (mut runs, mut splits) = (Vec::new(), Vec::new());
+        for c in changes {
+            match c {
+                Changes::Run(r) => runs.push(r),
+                Changes::Split(s) => splits.push(s),
+            }
+        }
         let mut commit = Commit::default();
-        // Additions come sorted, so each relation's are added in bulk; removals and
-        // events (few) follow them. A removal takes a fact out only at the round it
-        // had, so a fact that moved rounds (removed at one, added at another) ends up
-        // present.
-        let mut added: Vec<(RelId, Vec<(Row, u32)>)> = Vec::new();
+        let (added, rest) = if splits.is_empty() {
+            self.absorb_runs(runs, &mut commit)
+        } else {
+            absorb_splits(splits, &mut commit)
+        };
+        self.add_contents(added);
+        self.apply_rest(rest, &mut commit);
+        commit.changes.sort();
+        commit.events.sort();
+        commit
+    }
+
+    /// In: every worker's run of changes, each sorted and consolidated, merged as
+    /// they are read (one pass), every change listed when the session lists them.
+    /// Out: each relation's additions (sorted by row) and the rest, in key order.
+    fn absorb_runs(&self, runs: Vec<ChangeRun>, commit: &mut Commit) -> (Added, Vec<Update>) {
+        let mut added: Added = Vec::new();
         let mut rest: Vec<Update> = Vec::new();
         let mut merged = merge_runs(runs);
         while let Some(u) = merged.next() {
@@ -411,7 +433,13 @@ impl Session {
             }
             rest.push(u);
         }
-        self.add_contents(added);
+        (added, rest)
+    }
+
+    /// Removals and events, after the additions. A removal takes a fact out only at
+    /// the round it had, so a fact that moved rounds (removed at one, added at
+    /// another) ends up present.
+    fn apply_rest(&mut self, mut rest: Vec<Update>, commit: &mut Commit) {
         // Removals first (a stable sort keeps the rest in order).
         rest.sort_by_key(|u| u.diff > 0);
         for Update {
@@ -424,7 +452,7 @@ impl Session {
         {
             if tag != EVENT {
                 let rel = tag as RelId;
-                if self.contents[rel].get(&r) == Some(&round) {
+                if self.contents[rel].get(&r) == Some(round) {
                     self.contents[rel].remove(&r);
                 }
                 continue;
@@ -439,24 +467,14 @@ impl Session {
             }
             commit.events.push((ev, diff));
         }
-        commit.changes.sort();
-        commit.events.sort();
-        commit
     }
 
     /// Adds runs of added facts, each one relation's and sorted by row, to the
-    /// relations' contents: a long run is merged in as one sorted batch (a closure of
-    /// 600,000 paths is one bulk build, not 600,000 inserts).
-    fn add_contents(&mut self, added: Vec<(RelId, Vec<(Row, u32)>)>) {
+    /// relations' contents. A batch session keeps a relation that arrives in one
+    /// long run as that sorted run.
+    fn add_contents(&mut self, added: Added) {
         for (rel, run) in added {
-            let contents = &mut self.contents[rel];
-            if run.len() * 4 < contents.len() {
-                contents.extend(run);
-            } else {
-                // Sorted by row already: a linear build, then a linear merge.
-                let mut batch: BTreeMap<Row, u32> = run.into_iter().collect();
-                contents.append(&mut batch);
-            }
+            self.contents[rel].add_sorted(run, self.batch);
         }
     }
 
@@ -495,12 +513,13 @@ impl Session {
         let mut lo = [Value::MIN; WIDTH];
         lo[..prefix.len()].copy_from_slice(prefix);
         let mut out = Vec::new();
-        for (r, k) in self.contents[rel].range(lo..) {
-            if r[..prefix.len()] != *prefix {
-                break;
+        self.contents[rel].scan_from(&lo, |r, k| {
+            let within = r[..prefix.len()] == *prefix;
+            if within {
+                out.push((r[..arity].to_vec(), k));
             }
-            out.push((r[..arity].to_vec(), *k));
-        }
+            within
+        });
         out
     }
 
@@ -541,6 +560,62 @@ impl Session {
         });
         v
     }
+}
+
+/// Each relation's added facts, sorted by row.
+type Added = Vec<(RelId, Vec<(Row, u32)>)>;
+
+/// In: every worker's changes, split on the workers. Each relation's additions are
+/// merged (sorted runs, one linear merge per further worker), and the rest (few)
+/// consolidated across workers. Out: as [`Session::absorb_runs`], and what a merge
+/// of the runs would have left: a removal that another worker's addition of the
+/// same fact at the same round cancels is dropped, with that addition kept (the
+/// fact had that round before the commit, and keeps it).
+fn absorb_splits(splits: Vec<Split>, commit: &mut Commit) -> (Added, Vec<Update>) {
+    let mut parts: Vec<(RelId, Vec<(Row, u32)>)> = Vec::new();
+    let mut rest: Vec<Update> = Vec::new();
+    for s in splits {
+        commit.changed += s.changed;
+        parts.extend(s.added);
+        rest.extend(s.rest);
+    }
+    // Each relation's parts in worker order; equal rows by round, as a merge of the
+    // runs would order them.
+    parts.sort_by_key(|(rel, _)| *rel);
+    let mut added: Added = Vec::new();
+    for (rel, run) in parts {
+        match added.last_mut() {
+            Some((r, all)) if *r == rel => {
+                *all = merge(std::mem::take(all), run, |y, x| y < x);
+            }
+            _ => added.push((rel, run)),
+        }
+    }
+    let key = |u: &Update| (u.tag, u.row, u.binds, u.round);
+    rest.sort_by_key(key);
+    let mut kept: Vec<Update> = Vec::with_capacity(rest.len());
+    for u in rest {
+        match kept.last_mut() {
+            Some(k) if key(k) == key(&u) => k.diff += u.diff,
+            _ => kept.push(u),
+        }
+    }
+    kept.retain(|u| {
+        if u.diff == 0 {
+            return false;
+        }
+        let cancelled = u.tag != EVENT
+            && u.diff < 0
+            && added
+                .iter()
+                .find(|(rel, _)| *rel == u.tag as RelId)
+                .is_some_and(|(_, run)| run.binary_search(&(u.row, u.round)).is_ok());
+        if cancelled {
+            commit.changed -= 2;
+        }
+        !cancelled
+    });
+    (added, kept)
 }
 
 impl Drop for Session {
@@ -613,4 +688,58 @@ fn render_pieces(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{absorb_splits, Commit};
+    use crate::dataflow::render::{Split, Update, EVENT};
+    use crate::dataflow::row::{row, Row};
+
+    fn r(a: i32) -> Row {
+        row(&[a])
+    }
+
+    fn update(tag: u32, a: i32, round: u32, diff: isize) -> Update {
+        Update {
+            tag,
+            row: r(a),
+            binds: r(0),
+            round,
+            diff,
+        }
+    }
+
+    #[test]
+    fn splits_merge_as_the_runs_would() {
+        // Worker 0 adds facts 1 and 5 of relation 0 and 7 of relation 2, and an
+        // event; worker 1 adds 3 of relation 0, removes 5 (round 2: cancelled by
+        // worker 0's addition at that round) and 6, and withdraws worker 0's event.
+        let w0 = Split {
+            added: vec![(0, vec![(r(1), 0), (r(5), 2)]), (2, vec![(r(7), 1)])],
+            rest: vec![update(EVENT, 9, 1, 1)],
+            changed: 3,
+        };
+        let w1 = Split {
+            added: vec![(0, vec![(r(3), 4)])],
+            rest: vec![
+                update(0, 5, 2, -1),
+                update(0, 6, 0, -1),
+                update(EVENT, 9, 1, -1),
+            ],
+            changed: 3,
+        };
+        let mut commit = Commit::default();
+        let (added, rest) = absorb_splits(vec![w0, w1], &mut commit);
+        assert_eq!(
+            added,
+            vec![
+                (0, vec![(r(1), 0), (r(3), 4), (r(5), 2)]),
+                (2, vec![(r(7), 1)])
+            ]
+        );
+        assert_eq!(rest, vec![update(0, 6, 0, -1)]);
+        // 1, 3, 7 added and 6 removed; 5's addition and removal cancel.
+        assert_eq!(commit.changed, 4);
+    }
 }

@@ -10,7 +10,7 @@ use crate::check::ir::{Program, RelId};
 use crate::dataflow::profile::{
     log_operator_times, merge_costs, OperatorTimes, ProfileCell, RuleCost,
 };
-use crate::dataflow::render::{render, ChangeRun, Dataflow, Outputs};
+use crate::dataflow::render::{render, ChangeRun, Dataflow, Outputs, Split};
 use crate::dataflow::row::Row;
 use crate::dataflow::time::Epoch;
 use crate::plan::Plan;
@@ -26,10 +26,18 @@ pub enum Cmd {
 }
 
 pub enum Reply {
-    Done(ChangeRun),
+    Done(Changes),
     Profile(Vec<RuleCost>),
     /// The worker panicked (a bug): the session cannot go on.
     Failed(String),
+}
+
+/// A worker's changes of a commit: its run, which the session merges with the
+/// others' when it lists every change, or that run already split (on the worker, in
+/// parallel with the others) when it lists none.
+pub enum Changes {
+    Run(ChangeRun),
+    Split(Split),
 }
 
 /// Which worker feeds a fact into the dataflow.
@@ -48,6 +56,8 @@ pub struct Job<'a> {
     pub outputs: &'a Outputs,
     /// Record each rule's costs.
     pub profile: bool,
+    /// Hand changes over split ([`Changes::Split`]).
+    pub split: bool,
 }
 
 /// A dataflow built in a worker, with its index and profile.
@@ -108,8 +118,13 @@ fn serve(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
                 b.df.advance_to(epoch);
                 let probe = b.df.probe.clone();
                 w.step_or_park_while(None, || probe.less_than(&epoch));
-                // Sorted here, in parallel, so the session merges runs.
-                Reply::Done(b.df.take_changes())
+                // Sorted (and split) here, in parallel, so the session merges runs.
+                let run = b.df.take_changes();
+                Reply::Done(if job.split {
+                    Changes::Split(run.split())
+                } else {
+                    Changes::Run(run)
+                })
             }
             Cmd::Rebuild => {
                 merge_costs(&mut earlier, costs_of(&b));
@@ -117,7 +132,7 @@ fn serve(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
                 drop(b);
                 w.drop_dataflow(id);
                 b = build(w, job);
-                Reply::Done(ChangeRun::empty())
+                Reply::Done(Changes::Run(ChangeRun::empty()))
             }
             Cmd::Profile => {
                 let mut all = earlier.clone();
