@@ -9,7 +9,11 @@
 //! body is one relation read by the group's columns (`count : { candidate(p, c, _) }`,
 //! the usual case), the relation's rows are counted directly, keyed by their group,
 //! with no join against the groups: a group's marker decides whether its key is
-//! reported, so rows of groups that are not asked for drop out there.
+//! reported, so rows of groups that are not asked for drop out there. When the rows
+//! reaching a count are that same relation scanned alike (`ncand(p, c, n) :-
+//! candidate(p, c, _), n = count : { candidate(p, c, _) }`), every group asked for
+//! has rows and every group with rows is asked for: the rows are counted with no
+//! markers at all.
 
 use differential_dataflow::{ExchangeData, VecCollection as Collection};
 
@@ -26,12 +30,22 @@ const MARK: isize = 1 << 40;
 
 /// An aggregate step's parts (see [`crate::plan::Step::Aggregate`]).
 pub struct AggSpec<'a> {
+    /// The rows reaching the aggregate, when they come straight from a scan.
+    pub scanned: Option<Scanned<'a>>,
     pub group: &'a [usize],
     pub func: AggFunc,
     pub body: &'a Pipeline,
     pub target: &'a Option<SExpr>,
     pub body_group: &'a [usize],
     pub body_set: bool,
+}
+
+/// A pipeline's scan: the rows of `rel` that pass `filter`, projected by `out`.
+#[derive(Clone, Copy)]
+pub struct Scanned<'a> {
+    pub rel: RelId,
+    pub filter: &'a AtomFilter,
+    pub out: &'a [Pick],
 }
 
 /// A body that is one atom whose key columns include every group column: each row of
@@ -74,6 +88,28 @@ impl Direct {
             out: out.clone(),
             groups,
         })
+    }
+
+    /// Whether the groups asked for are exactly those with body rows: the rows
+    /// reaching the aggregate scan the body's relation with the same conditions, and
+    /// each group column is the column the body reads it from (no constants in the
+    /// body's atom, no variable twice in it).
+    fn groups_are_its_own(&self, spec: &AggSpec<'_>) -> bool {
+        let Some(scan) = spec.scanned else {
+            return false;
+        };
+        let mut col_of = vec![None; self.groups];
+        for (p, &c) in self.probe.iter().zip(&self.key_cols) {
+            match *p {
+                Pick::Slot(j) if j < self.groups && col_of[j].is_none() => col_of[j] = Some(c),
+                _ => return false,
+            }
+        }
+        scan.rel == self.rel
+            && *scan.filter == self.filter
+            && spec.group.iter().zip(&col_of).all(|(&slot, c)| {
+                matches!((scan.out.get(slot), c), (Some(Pick::Col(a)), Some(b)) if a == b)
+            })
     }
 
     /// A relation row's group and body row, if it passes the atom's conditions.
@@ -135,6 +171,13 @@ where
     Wide<W>: ExchangeData,
 {
     let rel = env.rels[&d.rel].clone();
+    if spec.func == AggFunc::Count && d.groups_are_its_own(spec) {
+        // No markers: a running count of the rows where time is totally ordered, a
+        // reduce's count elsewhere.
+        let keys = rel.flat_map(move |r| d.apply(&r).map(|(g, _)| g));
+        let counts = T::count_keys(keys.clone()).unwrap_or_else(|| keys.count());
+        return counts.map(|(g, n)| (g, row(&[n as Value])));
+    }
     if spec.func == AggFunc::Count && T::TOTAL {
         // A running count of weights (no history replay, no output trace).
         let keys = rel.flat_map(move |r| d.apply(&r).map(|(g, _)| g));

@@ -17,7 +17,7 @@ use differential_dataflow::VecCollection as Collection;
 use differential_dataflow::{AsCollection, ExchangeData};
 use timely::container::PushInto;
 
-use super::aggregate::{aggregate_groups, AggSpec};
+use super::aggregate::{aggregate_groups, AggSpec, Scanned};
 use super::profile::ProfileCell;
 use super::row::{build, project, Wide};
 use super::time::{Epoch, Time};
@@ -357,7 +357,15 @@ where
             }
             Step::Aggregate { .. } => {
                 let rows = flow.rows(std::mem::take(&mut pending));
-                render_aggregate(env, rows, step, width, post)
+                let scanned = match &p.source {
+                    Source::Scan { rel, filter, out } if i == 0 => Some(Scanned {
+                        rel: *rel,
+                        filter,
+                        out,
+                    }),
+                    _ => None,
+                };
+                render_aggregate(env, rows, scanned, step, width, post)
             }
         };
     }
@@ -430,6 +438,7 @@ where
 fn render_aggregate<'s, T: Time, const W: usize>(
     env: &mut Env<'s, T, W>,
     rows: Collection<'s, T, Wide<W>>,
+    scanned: Option<Scanned<'_>>,
     step: &Step,
     width: usize,
     post: Pending,
@@ -458,6 +467,7 @@ where
         && group.iter().copied().eq(0..group.len())
         && width == group.len();
     let spec = AggSpec {
+        scanned,
         group,
         func: *func,
         body,
