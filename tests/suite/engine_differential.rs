@@ -348,7 +348,9 @@ fn aggregates_over_empty_groups() {
 /// Aggregates whose body is one relation read by the group (counted straight from the
 /// relation, not joined with the groups): a constant in the key, a group variable
 /// repeated in the atom, groups that several rows share, and rows of groups nobody
-/// asks for. Both renderings agree with the reference.
+/// asks for; counts whose groups are that relation scanned alike (no markers), and
+/// one whose scan is narrower than its body. Both renderings agree with the
+/// reference.
 #[test]
 fn aggregates_read_straight_from_one_relation() {
     let p = program(
@@ -358,7 +360,12 @@ fn aggregates_read_straight_from_one_relation() {
          c(x, z, n) :- k(x, z), n = count : { e(x, 7, _) }.\n\
          d(x, n) :- k(x, _), n = count : { e(x, x, _) }.\n\
          m(x, n) :- k(x, _), n = min y : { e(x, _, y) }.\n\
-         s(x, n) :- k(x, _), n = sum y : { e(x, 7, y) }.\n",
+         s(x, n) :- k(x, _), n = sum y : { e(x, 7, y) }.\n\
+         .decl w(x: number, n: number)\n.decl q(x: number, n: number)\n\
+         .decl u(x: number, n: number)\n\
+         w(x, n) :- e(x, _, _), n = count : { e(x, _, _) }.\n\
+         q(x, n) :- e(x, 7, _), n = count : { e(x, _, _) }.\n\
+         u(x, n) :- e(x, x, _), n = count : { e(x, x, _) }.\n",
     );
     let inputs = facts(
         &p,
@@ -392,6 +399,9 @@ fn aggregates_read_straight_from_one_relation() {
     assert_eq!(rel(&p, &o, "d"), rows(&[&[1, 1], &[2, 1]]));
     assert_eq!(rel(&p, &o, "m"), rows(&[&[1, -4], &[2, 3]]));
     assert_eq!(rel(&p, &o, "s"), rows(&[&[1, 11], &[2, 0]]));
+    assert_eq!(rel(&p, &o, "w"), rows(&[&[1, 4], &[2, 1], &[3, 2]]));
+    assert_eq!(rel(&p, &o, "q"), rows(&[&[1, 4], &[3, 2]]));
+    assert_eq!(rel(&p, &o, "u"), rows(&[&[1, 1], &[2, 1], &[3, 1]]));
 }
 
 /// Regression (an aggregate with an empty group after a step with no rows emitted its
