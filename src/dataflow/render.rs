@@ -111,32 +111,31 @@ where
     }
     fn split(self: Box<Self>) -> Split {
         let mut s = Split::default();
-        let mut changes = self.into_iter();
-        while let Some(((tag, row, binds, round), diff)) = changes.next() {
+        let mut i = 0;
+        // One tag's changes at a time (the run is sorted by tag first).
+        while i < self.len() {
+            let tag = self[i].0 .0;
+            let end = i + self[i..].partition_point(|u| u.0 .0 == tag);
+            let changes = &self[i..end];
+            i = end;
             if tag != EVENT {
-                s.changed += 1;
-                if diff > 0 {
-                    let rel = tag as RelId;
-                    match s.added.last_mut() {
-                        Some((r, run)) if *r == rel => run.push((rewiden(&row), round)),
-                        _ => {
-                            // Room for every change still to come: pages never
-                            // written cost nothing, and a long run never moves.
-                            let mut run = Vec::with_capacity(1 + changes.len());
-                            run.push((rewiden(&row), round));
-                            s.added.push((rel, run));
-                        }
-                    }
-                    continue;
+                s.changed += changes.len();
+                let added = changes.iter().filter(|(_, diff)| *diff > 0);
+                let mut run = Vec::with_capacity(added.clone().count());
+                run.extend(added.map(|((_, row, _, round), _)| (rewiden(row), *round)));
+                if !run.is_empty() {
+                    s.added.push((tag as RelId, run));
                 }
             }
-            s.rest.push(Update {
-                tag,
-                row: rewiden(&row),
-                binds: rewiden(&binds),
-                round,
-                diff,
-            });
+            let rest = changes.iter().filter(|(_, diff)| tag == EVENT || *diff < 0);
+            s.rest
+                .extend(rest.map(|((tag, row, binds, round), diff)| Update {
+                    tag: *tag,
+                    row: rewiden(row),
+                    binds: rewiden(binds),
+                    round: *round,
+                    diff: *diff,
+                }));
         }
         s
     }
