@@ -14,8 +14,9 @@
 //! ratio says what the engine adds to differential dataflow, and the hand-written
 //! throughput bounds what any rule program on this substrate can reach.
 //! sudolog's side also does what search needs and the hand-written side skips: it
-//! detects contradictions (`broken`: a cell without candidates, a value without a
-//! place, a clash, a double) every round, and computes the status relations. A third
+//! detects contradictions (`broken`: a cell without candidates, which is also how two
+//! placements that clash show, or a value without a place) every round, and computes
+//! the status relations. A third
 //! line separates that from the engine's own cost: sudolog running
 //! `benches/singles_bare.dl`, the hand-written logic itself as rules (static
 //! geometry, no contradictions, no status), read as the hand-written side reads its

@@ -55,16 +55,28 @@ impl ChangeRun {
 
 /// One worker's changes of a commit, split for a session that lists none: each
 /// relation's additions as host rows with their rounds, sorted by row, and the rest
-/// (removals and events) as [`Update`]s in their key order. Equal changes on
-/// different workers are not added up here: the session does that when it merges
-/// the workers' splits.
-#[derive(Debug, Default, PartialEq, Eq)]
+/// (removals and events, few) as a run of their own, still narrow. Equal changes on
+/// different workers are not added up here: the session merges the workers' rests
+/// as it merges runs ([`merge_runs`]).
 pub struct Split {
     /// Per relation, in relation order: (row, round) of each fact added.
     pub added: Vec<(RelId, Vec<(Row, u32)>)>,
-    pub rest: Vec<Update>,
+    pub rest: ChangeRun,
     /// Changes of relations (additions and removals).
     pub changed: usize,
+}
+
+#[cfg(test)]
+impl ChangeRun {
+    /// A 2-wide run (binds unused) from changes as a worker collects them:
+    /// (tag, a, b, round, diff), in any order.
+    pub(crate) fn of_pairs(changes: &[(u32, i32, i32, u32, isize)]) -> ChangeRun {
+        let v = changes
+            .iter()
+            .map(|&(tag, a, b, round, d)| ((tag, [a, b], [0; 2], round), d))
+            .collect();
+        take_changes::<2>(&Rc::new(RefCell::new(v)))
+    }
 }
 
 /// A run at some width (see [`ChangeRun`]).
@@ -110,7 +122,7 @@ where
         )
     }
     fn split(self: Box<Self>) -> Split {
-        let mut s = Split::default();
+        let (mut added, mut rest, mut changed) = (Vec::new(), Vec::new(), 0);
         let mut i = 0;
         // One tag's changes at a time (the run is sorted by tag first).
         while i < self.len() {
@@ -119,25 +131,27 @@ where
             let changes = &self[i..end];
             i = end;
             if tag != EVENT {
-                s.changed += changes.len();
-                let added = changes.iter().filter(|(_, diff)| *diff > 0);
-                let mut run = Vec::with_capacity(added.clone().count());
-                run.extend(added.map(|((_, row, _, round), _)| (rewiden(row), *round)));
+                changed += changes.len();
+                let adds = changes.iter().filter(|(_, diff)| *diff > 0);
+                let mut run = Vec::with_capacity(adds.clone().count());
+                run.extend(adds.map(|((_, row, _, round), _)| (rewiden(row), *round)));
                 if !run.is_empty() {
-                    s.added.push((tag as RelId, run));
+                    added.push((tag as RelId, run));
                 }
             }
-            let rest = changes.iter().filter(|(_, diff)| tag == EVENT || *diff < 0);
-            s.rest
-                .extend(rest.map(|((tag, row, binds, round), diff)| Update {
-                    tag: *tag,
-                    row: rewiden(row),
-                    binds: rewiden(binds),
-                    round: *round,
-                    diff: *diff,
-                }));
+            // A part of a sorted, consolidated run: sorted and consolidated too.
+            rest.extend(
+                changes
+                    .iter()
+                    .filter(|(_, diff)| tag == EVENT || *diff < 0)
+                    .copied(),
+            );
         }
-        s
+        Split {
+            added,
+            rest: ChangeRun(Box::new(rest)),
+            changed,
+        }
     }
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
         self
@@ -559,21 +573,15 @@ where
 
 #[cfg(test)]
 mod tests {
-    use std::cell::RefCell;
-    use std::rc::Rc;
-
-    use super::{merge_runs, needed_strata, stratum_defines, take_changes, width, Update};
+    use super::{merge_runs, needed_strata, stratum_defines, width, Update};
     use crate::check::check_str;
     use crate::plan::plan;
 
-    /// A worker's run from its changes as it collected them (2 wide: tag, a, b,
-    /// round, diff; binds unused).
-    fn run(changes: &[(u32, i32, i32, u32, isize)]) -> super::ChangeRun {
-        let v = changes
-            .iter()
-            .map(|&(tag, a, b, round, d)| ((tag, [a, b], [0; 2], round), d))
-            .collect();
-        take_changes::<2>(&Rc::new(RefCell::new(v)))
+    use super::ChangeRun;
+
+    /// A worker's run from its changes as it collected them.
+    fn run(changes: &[(u32, i32, i32, u32, isize)]) -> ChangeRun {
+        ChangeRun::of_pairs(changes)
     }
 
     fn flat(ups: impl Iterator<Item = Update>) -> Vec<(u32, i32, i32, u32, isize)> {
@@ -607,11 +615,11 @@ mod tests {
         );
         // One run passes through as it is; empty runs (of no width) are skipped.
         let single = merge_runs(vec![
-            super::ChangeRun::empty(),
+            ChangeRun::empty(),
             run(&[(3, 1, 2, 0, 1), (3, 0, 2, 0, 1)]),
         ]);
         assert_eq!(flat(single), vec![(3, 0, 2, 0, 1), (3, 1, 2, 0, 1)]);
-        assert_eq!(merge_runs(vec![super::ChangeRun::empty()]).len(), 0);
+        assert_eq!(merge_runs(vec![ChangeRun::empty()]).len(), 0);
     }
 
     #[test]
@@ -633,12 +641,14 @@ mod tests {
                 (2, vec![(r(0, 4), 2)])
             ]
         );
-        let rest: Vec<_> = split
-            .rest
-            .iter()
-            .map(|u| (u.tag, u.row[0], u.diff))
-            .collect();
-        assert_eq!(rest, vec![(0, 3, -1), (2, 1, -1), (super::EVENT, 7, 1)]);
+        assert_eq!(
+            flat(merge_runs(vec![split.rest])),
+            vec![
+                (0, 3, 3, 0, -1),
+                (2, 1, 1, 3, -1),
+                (super::EVENT, 7, 0, 1, 1)
+            ]
+        );
         assert_eq!(split.changed, 5);
     }
 

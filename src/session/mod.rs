@@ -566,18 +566,18 @@ impl Session {
 type Added = Vec<(RelId, Vec<(Row, u32)>)>;
 
 /// In: every worker's changes, split on the workers. Each relation's additions are
-/// merged (sorted runs, one linear merge per further worker), and the rest (few)
-/// consolidated across workers. Out: as [`Session::absorb_runs`], and what a merge
+/// merged (sorted runs, one linear merge per further worker), and the rests (few)
+/// merged as runs are. Out: as [`Session::absorb_runs`], and what a merge
 /// of the runs would have left: a removal that another worker's addition of the
 /// same fact at the same round cancels is dropped, with that addition kept (the
 /// fact had that round before the commit, and keeps it).
 fn absorb_splits(splits: Vec<Split>, commit: &mut Commit) -> (Added, Vec<Update>) {
     let mut parts: Vec<(RelId, Vec<(Row, u32)>)> = Vec::new();
-    let mut rest: Vec<Update> = Vec::new();
+    let mut rests: Vec<ChangeRun> = Vec::new();
     for s in splits {
         commit.changed += s.changed;
         parts.extend(s.added);
-        rest.extend(s.rest);
+        rests.push(s.rest);
     }
     // Each relation's parts in worker order; equal rows by round, as a merge of the
     // runs would order them.
@@ -591,19 +591,8 @@ fn absorb_splits(splits: Vec<Split>, commit: &mut Commit) -> (Added, Vec<Update>
             _ => added.push((rel, run)),
         }
     }
-    let key = |u: &Update| (u.tag, u.row, u.binds, u.round);
-    rest.sort_by_key(key);
-    let mut kept: Vec<Update> = Vec::with_capacity(rest.len());
-    for u in rest {
-        match kept.last_mut() {
-            Some(k) if key(k) == key(&u) => k.diff += u.diff,
-            _ => kept.push(u),
-        }
-    }
-    kept.retain(|u| {
-        if u.diff == 0 {
-            return false;
-        }
+    let mut rest: Vec<Update> = merge_runs(rests).collect();
+    rest.retain(|u| {
         let cancelled = u.tag != EVENT
             && u.diff < 0
             && added
@@ -615,7 +604,7 @@ fn absorb_splits(splits: Vec<Split>, commit: &mut Commit) -> (Added, Vec<Update>
         }
         !cancelled
     });
-    (added, kept)
+    (added, rest)
 }
 
 impl Drop for Session {
@@ -693,21 +682,11 @@ fn render_pieces(
 #[cfg(test)]
 mod tests {
     use super::{absorb_splits, Commit};
-    use crate::dataflow::render::{Split, Update, EVENT};
+    use crate::dataflow::render::{ChangeRun, Split, Update, EVENT};
     use crate::dataflow::row::{row, Row};
 
     fn r(a: i32) -> Row {
         row(&[a])
-    }
-
-    fn update(tag: u32, a: i32, round: u32, diff: isize) -> Update {
-        Update {
-            tag,
-            row: r(a),
-            binds: r(0),
-            round,
-            diff,
-        }
     }
 
     #[test]
@@ -717,16 +696,12 @@ mod tests {
         // worker 0's addition at that round) and 6, and withdraws worker 0's event.
         let w0 = Split {
             added: vec![(0, vec![(r(1), 0), (r(5), 2)]), (2, vec![(r(7), 1)])],
-            rest: vec![update(EVENT, 9, 1, 1)],
+            rest: ChangeRun::of_pairs(&[(EVENT, 9, 0, 1, 1)]),
             changed: 3,
         };
         let w1 = Split {
             added: vec![(0, vec![(r(3), 4)])],
-            rest: vec![
-                update(0, 5, 2, -1),
-                update(0, 6, 0, -1),
-                update(EVENT, 9, 1, -1),
-            ],
+            rest: ChangeRun::of_pairs(&[(0, 5, 0, 2, -1), (0, 6, 0, 0, -1), (EVENT, 9, 0, 1, -1)]),
             changed: 3,
         };
         let mut commit = Commit::default();
@@ -738,7 +713,14 @@ mod tests {
                 (2, vec![(r(7), 1)])
             ]
         );
-        assert_eq!(rest, vec![update(0, 6, 0, -1)]);
+        let removal = Update {
+            tag: 0,
+            row: r(6),
+            binds: r(0),
+            round: 0,
+            diff: -1,
+        };
+        assert_eq!(rest, vec![removal]);
         // 1, 3, 7 added and 6 removed; 5's addition and removal cancel.
         assert_eq!(commit.changed, 4);
     }
