@@ -15,6 +15,7 @@
 //! dataflow itself costs on this workload, so the ratio says how much sudolog's
 //! interpretation of a plan adds, and what the engine's goals can be.
 
+use std::sync::atomic::{AtomicIsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -45,6 +46,12 @@ fn script() -> Script {
     }
 }
 
+/// Adds a batch's differences to the workers' shared count (one atomic add a
+/// batch, not a lock a path: the workers would contend for it).
+fn add_diffs<D, T>(count: &AtomicIsize, batch: &[(D, T, isize)]) {
+    count.fetch_add(batch.iter().map(|u| u.2).sum(), Ordering::Relaxed);
+}
+
 /// Times: from scratch, then each insert and each delete; and the closure's size.
 struct Times {
     scratch: Duration,
@@ -57,7 +64,7 @@ fn hand_written(s: &Script, workers: usize) -> Times {
     let out = Arc::new(Mutex::new(None));
     let (edges, updates, out2) = (s.edges.clone(), s.updates.clone(), out.clone());
     // Every worker sees its own share of the paths: they count into one total.
-    let count = Arc::new(Mutex::new(0isize));
+    let count = Arc::new(AtomicIsize::new(0));
     timely::execute(timely::Config::process(workers), move |worker| {
         let count = count.clone();
         let index = worker.index();
@@ -74,7 +81,7 @@ fn hand_written(s: &Script, workers: usize) -> Times {
             });
             let c2 = count.clone();
             let (probe, _) = paths
-                .inspect(move |(_, _, d)| *c2.lock().unwrap() += d)
+                .inspect_batch(move |_, batch| add_diffs(&c2, batch))
                 .probe();
             (input, probe)
         });
@@ -96,7 +103,7 @@ fn hand_written(s: &Script, workers: usize) -> Times {
         };
         let all: Vec<_> = edges.iter().map(|&e| (e, 1)).collect();
         let scratch = run(&mut input, &all);
-        let paths = *count.lock().unwrap() as usize;
+        let paths = count.load(Ordering::SeqCst) as usize;
         let (mut ins, mut del) = (Vec::new(), Vec::new());
         for &e in &updates {
             ins.push(run(&mut input, &[(e, 1)]));
@@ -122,7 +129,7 @@ fn hand_written(s: &Script, workers: usize) -> Times {
 fn hand_written_batch(s: &Script, workers: usize) -> (Duration, usize) {
     let out = Arc::new(Mutex::new(Duration::ZERO));
     let (edges, out2) = (s.edges.clone(), out.clone());
-    let count = Arc::new(Mutex::new(0isize));
+    let count = Arc::new(AtomicIsize::new(0));
     let count2 = count.clone();
     timely::execute(timely::Config::process(workers), move |worker| {
         let count = count2.clone();
@@ -141,7 +148,7 @@ fn hand_written_batch(s: &Script, workers: usize) -> (Duration, usize) {
                 next.leave(scope)
             });
             let (probe, _) = paths
-                .inspect(move |(_, _, d)| *count.lock().unwrap() += d)
+                .inspect_batch(move |_, batch| add_diffs(&count, batch))
                 .probe();
             (input, probe)
         });
@@ -161,7 +168,7 @@ fn hand_written_batch(s: &Script, workers: usize) -> (Duration, usize) {
         }
     })
     .expect("timely runs");
-    let paths = *count.lock().unwrap() as usize;
+    let paths = count.load(Ordering::SeqCst) as usize;
     let time = *out.lock().unwrap();
     (time, paths)
 }

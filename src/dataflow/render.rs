@@ -46,24 +46,23 @@ impl ChangeRun {
     pub fn empty() -> ChangeRun {
         ChangeRun(Box::new(Vec::<(Leaving<2>, isize)>::new()))
     }
-    /// Splits the run for a session that lists no changes (see [`Split`]). Workers
-    /// call this, each on its own run, in parallel.
+    /// Splits the run (see [`Split`]). Workers call this, each on its own run, in
+    /// parallel.
     pub fn split(self) -> Split {
         self.0.split()
     }
 }
 
-/// One worker's changes of a commit, split for a session that lists none: each
-/// relation's additions as host rows with their rounds, sorted by row, and the rest
-/// (removals and events, few) as a run of their own, still narrow. Equal changes on
+/// One worker's changes of a commit, split for the session: each relation's
+/// additions as host rows with their rounds, sorted by row, and the rest (removals,
+/// events, and the excess of an addition of more than one: few) as a run of their
+/// own, still narrow. Equal changes on
 /// different workers are not added up here: the session merges the workers' rests
 /// as it merges runs ([`merge_runs`]).
 pub struct Split {
     /// Per relation, in relation order: (row, round) of each fact added.
     pub added: Vec<(RelId, Vec<(Row, u32)>)>,
     pub rest: ChangeRun,
-    /// Changes of relations (additions and removals).
-    pub changed: usize,
 }
 
 #[cfg(test)]
@@ -122,7 +121,7 @@ where
         )
     }
     fn split(self: Box<Self>) -> Split {
-        let (mut added, mut rest, mut changed) = (Vec::new(), Vec::new(), 0);
+        let (mut added, mut rest) = (Vec::new(), Vec::new());
         let mut i = 0;
         // One tag's changes at a time (the run is sorted by tag first).
         while i < self.len() {
@@ -131,7 +130,6 @@ where
             let changes = &self[i..end];
             i = end;
             if tag != EVENT {
-                changed += changes.len();
                 let adds = changes.iter().filter(|(_, diff)| *diff > 0);
                 let mut run = Vec::with_capacity(adds.clone().count());
                 run.extend(adds.map(|((_, row, _, round), _)| (rewiden(row), *round)));
@@ -139,18 +137,18 @@ where
                     added.push((tag as RelId, run));
                 }
             }
-            // A part of a sorted, consolidated run: sorted and consolidated too.
-            rest.extend(
-                changes
-                    .iter()
-                    .filter(|(_, diff)| tag == EVENT || *diff < 0)
-                    .copied(),
-            );
+            // A part of a sorted, consolidated run: sorted and consolidated too. An
+            // addition of more than one (a view's fact derived more than once on
+            // this worker) leaves its excess here, for the session's count.
+            rest.extend(changes.iter().filter_map(|&(u, diff)| match diff {
+                _ if tag == EVENT || diff < 0 => Some((u, diff)),
+                1 => None,
+                _ => Some((u, diff - 1)),
+            }));
         }
         Split {
             added,
             rest: ChangeRun(Box::new(rest)),
-            changed,
         }
     }
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
@@ -631,6 +629,8 @@ mod tests {
             (0, 2, 9, 1, 1),
             (2, 0, 4, 2, 1),
             (0, 3, 3, 0, -1),
+            // Derived twice on this worker: added, its excess in the rest.
+            (2, 6, 0, 0, 2),
         ])
         .split();
         let r = |a: i32, b: i32| -> super::Row { super::row(&[a, b]) };
@@ -638,7 +638,7 @@ mod tests {
             split.added,
             vec![
                 (0, vec![(r(2, 9), 1), (r(5, 0), 0)]),
-                (2, vec![(r(0, 4), 2)])
+                (2, vec![(r(0, 4), 2), (r(6, 0), 0)])
             ]
         );
         assert_eq!(
@@ -646,10 +646,10 @@ mod tests {
             vec![
                 (0, 3, 3, 0, -1),
                 (2, 1, 1, 3, -1),
+                (2, 6, 0, 0, 1),
                 (super::EVENT, 7, 0, 1, 1)
             ]
         );
-        assert_eq!(split.changed, 5);
     }
 
     #[test]

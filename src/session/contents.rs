@@ -1,34 +1,34 @@
 //! One observed relation's facts on the host, each with the round it was derived in.
 //!
 //! In: runs of added facts sorted by row (what a commit adds), single removals.
-//! Out: lookups, the count, and the facts in row order from a given row on. A batch
-//! run's relation arrives as one long sorted run and is then only read: it is kept
-//! as that vector (a closure of 600,000 paths is never copied into a tree). Facts
-//! that come and go one by one (editing sessions) live in a tree.
+//! Out: lookups, the count, and the facts in row order from a given row on. The
+//! facts are a sorted vector (a run that arrives into an empty relation, or one at
+//! least a quarter of its size, merged in) with a tree of the changes since on top:
+//! a closure of 600,000 paths is never copied into a tree, and facts that come and
+//! go one by one (editing sessions) cost a tree's update. The vector is shared (a
+//! commit lists its additions from the very run the contents keep).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-use crate::dataflow::row::Row;
+use crate::check::ir::Value;
+use crate::dataflow::row::{Row, WIDTH};
 
-#[derive(Clone, Debug)]
-pub(crate) enum Contents {
-    /// Sorted by row, no row twice.
-    Sorted(Vec<(Row, u32)>),
-    Tree(BTreeMap<Row, u32>),
-}
+/// Facts sorted by row, no row twice.
+pub(crate) type Run = Arc<Vec<(Row, u32)>>;
 
-impl Default for Contents {
-    fn default() -> Self {
-        Contents::Tree(BTreeMap::new())
-    }
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Contents {
+    /// The facts as of the last long run.
+    base: Run,
+    /// Changes since: a fact added (its round) or a fact of `base` removed (`None`).
+    delta: BTreeMap<Row, Option<u32>>,
+    len: usize,
 }
 
 impl Contents {
     pub(crate) fn len(&self) -> usize {
-        match self {
-            Contents::Sorted(v) => v.len(),
-            Contents::Tree(t) => t.len(),
-        }
+        self.len
     }
 
     pub(crate) fn clear(&mut self) {
@@ -37,83 +37,95 @@ impl Contents {
 
     /// The round of fact `r`, if present.
     pub(crate) fn get(&self, r: &Row) -> Option<u32> {
-        match self {
-            Contents::Sorted(v) => v.binary_search_by(|(x, _)| x.cmp(r)).ok().map(|i| v[i].1),
-            Contents::Tree(t) => t.get(r).copied(),
+        match self.delta.get(r) {
+            Some(k) => *k,
+            None => self.in_base(r),
         }
+    }
+
+    fn in_base(&self, r: &Row) -> Option<u32> {
+        let v = &self.base;
+        v.binary_search_by(|(x, _)| x.cmp(r)).ok().map(|i| v[i].1)
     }
 
     pub(crate) fn remove(&mut self, r: &Row) {
-        self.tree().remove(r);
+        if self.get(r).is_none() {
+            return;
+        }
+        self.len -= 1;
+        if self.in_base(r).is_some() {
+            self.delta.insert(*r, None);
+        } else {
+            self.delta.remove(r);
+        }
     }
 
-    /// Adds facts sorted by row (a row given twice keeps its later round). `keep`:
-    /// a run into an empty relation, or one at least a quarter of its size, stays a
-    /// sorted vector (a batch session, which only adds); otherwise the facts go into
-    /// the tree, one bulk build for a long run.
-    pub(crate) fn add_sorted(&mut self, mut run: Vec<(Row, u32)>, keep: bool) {
-        let long = run.len() * 4 >= self.len();
-        match self {
-            Contents::Sorted(v) if keep && long => {
-                let old = std::mem::take(v);
-                // New facts after old ones: the later of two equal rows wins.
-                run = merge(old, run, |y, x| y.0 < x.0);
-            }
-            Contents::Tree(t) if keep && t.is_empty() => {}
-            _ => {
-                let t = self.tree();
-                if long {
-                    // Sorted by row already: a linear build, then a linear merge.
-                    let mut batch: BTreeMap<Row, u32> = run.into_iter().collect();
-                    t.append(&mut batch);
-                } else {
-                    t.extend(run);
+    /// Adds facts sorted by row (no row twice; a fact present keeps the new round).
+    /// A run into an empty relation becomes its vector as it is; one at least a
+    /// quarter of the relation's size is merged into a new vector; a shorter one
+    /// goes into the tree.
+    pub(crate) fn add_sorted(&mut self, run: Run) {
+        if self.len == 0 && self.delta.is_empty() {
+            self.len = run.len();
+            self.base = run;
+        } else if run.len() * 4 >= self.len {
+            let mut now = Vec::with_capacity(self.len);
+            self.scan_from(&[Value::MIN; WIDTH], |r, k| {
+                now.push((*r, k));
+                true
+            });
+            // The new round wins where a fact is present.
+            let mut all = merge(now, run.to_vec(), |y, x| y.0 < x.0);
+            all.dedup_by(|later, earlier| {
+                let same = later.0 == earlier.0;
+                if same {
+                    earlier.1 = later.1;
                 }
-                return;
+                same
+            });
+            self.len = all.len();
+            self.base = Arc::new(all);
+            self.delta.clear();
+        } else {
+            for (r, k) in run.iter() {
+                if self.get(r).is_none() {
+                    self.len += 1;
+                }
+                self.delta.insert(*r, Some(*k));
             }
         }
-        // The later of two equal rows wins, as in a tree.
-        run.dedup_by(|later, earlier| {
-            let same = later.0 == earlier.0;
-            if same {
-                earlier.1 = later.1;
-            }
-            same
-        });
-        run.shrink_to_fit();
-        *self = Contents::Sorted(run);
     }
 
     /// Calls `f` on the facts from row `lo` on, in row order, while it returns true.
     pub(crate) fn scan_from(&self, lo: &Row, mut f: impl FnMut(&Row, u32) -> bool) {
-        match self {
-            Contents::Sorted(v) => {
-                let i = v.partition_point(|(r, _)| r < lo);
-                for (r, k) in &v[i..] {
-                    if !f(r, *k) {
-                        break;
+        let i = self.base.partition_point(|(r, _)| r < lo);
+        let mut base = self.base[i..].iter().peekable();
+        let mut delta = self.delta.range::<Row, _>(lo..).peekable();
+        loop {
+            // The next fact: the lesser row; the tree's where both have it.
+            let (r, k) = match (base.peek(), delta.peek()) {
+                (None, None) => return,
+                (Some(&&(b, _)), Some(&(d, _))) if b < *d => {
+                    let (r, k) = base.next().expect("peeked");
+                    (*r, Some(*k))
+                }
+                (Some(_), None) => {
+                    let (r, k) = base.next().expect("peeked");
+                    (*r, Some(*k))
+                }
+                (b, Some(&(d, _))) => {
+                    if b.is_some_and(|&&(b, _)| b == *d) {
+                        base.next();
                     }
+                    let (r, k) = delta.next().expect("peeked");
+                    (*r, *k)
+                }
+            };
+            if let Some(k) = k {
+                if !f(&r, k) {
+                    return;
                 }
             }
-            Contents::Tree(t) => {
-                for (r, k) in t.range::<Row, _>(lo..) {
-                    if !f(r, *k) {
-                        break;
-                    }
-                }
-            }
-        }
-    }
-
-    /// The tree, built from the sorted vector the first time facts change one by one.
-    fn tree(&mut self) -> &mut BTreeMap<Row, u32> {
-        if let Contents::Sorted(v) = self {
-            let t: BTreeMap<Row, u32> = std::mem::take(v).into_iter().collect();
-            *self = Contents::Tree(t);
-        }
-        match self {
-            Contents::Tree(t) => t,
-            Contents::Sorted(_) => unreachable!("just made a tree"),
         }
     }
 }
@@ -147,6 +159,8 @@ pub(crate) fn merge(
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::{merge, Contents};
     use crate::dataflow::row::{row, Row};
 
@@ -164,42 +178,63 @@ mod tests {
     }
 
     #[test]
-    fn sorted_and_tree_contents_answer_alike() {
-        let run = vec![(r(1, 1), 0), (r(2, 5), 3), (r(2, 5), 4), (r(3, 0), 1)];
-        let mut sorted = Contents::default();
-        sorted.add_sorted(run.clone(), true);
-        let mut tree = Contents::default();
-        tree.add_sorted(run, false);
-        assert!(matches!(sorted, Contents::Sorted(_)));
-        assert!(matches!(tree, Contents::Tree(_)));
-        for c in [&sorted, &tree] {
-            assert_eq!(c.len(), 3);
-            assert_eq!(c.get(&r(2, 5)), Some(4));
-            assert_eq!(c.get(&r(2, 6)), None);
-            assert_eq!(all(c), vec![(r(1, 1), 0), (r(2, 5), 4), (r(3, 0), 1)]);
+    fn a_vector_and_its_changes_answer_as_one_set() {
+        // Read against a BTreeMap holding the same facts, after each step.
+        let mut c = Contents::default();
+        let mut want = std::collections::BTreeMap::new();
+        let check = |c: &Contents, want: &std::collections::BTreeMap<Row, u32>| {
+            assert_eq!(c.len(), want.len());
+            let listed: Vec<(Row, u32)> = want.iter().map(|(r, k)| (*r, *k)).collect();
+            assert_eq!(all(c), listed);
+            for x in 0..10 {
+                for y in 0..10 {
+                    assert_eq!(c.get(&r(x, y)), want.get(&r(x, y)).copied());
+                }
+            }
             let mut from = Vec::new();
             c.scan_from(&r(2, 0), |x, _| {
                 from.push(x[0]);
                 x[0] == 2
             });
-            assert_eq!(from, vec![2, 3]);
+            let expect: Vec<i32> = want
+                .range(r(2, 0)..)
+                .map(|(x, _)| x[0])
+                .scan(true, |go, x| {
+                    go.then(|| {
+                        *go = x == 2;
+                        x
+                    })
+                })
+                .collect();
+            assert_eq!(from, expect);
+        };
+        // (facts added, then facts removed)
+        type Step = (Vec<(Row, u32)>, Vec<Row>);
+        let steps: Vec<Step> = vec![
+            // Into an empty relation: the vector itself.
+            (vec![(r(1, 1), 0), (r(2, 5), 4), (r(3, 0), 1)], vec![]),
+            // Short: into the tree, one of them already present (a new round).
+            (vec![(r(2, 5), 6)], vec![r(1, 1)]),
+            (vec![], vec![r(3, 0), r(7, 7)]),
+            (vec![(r(2, 1), 2), (r(3, 0), 3)], vec![]),
+            // Long: merged into a new vector (the tree's facts with it).
+            (vec![(r(0, 0), 2), (r(2, 5), 7), (r(8, 8), 1)], vec![]),
+            (vec![(r(9, 9), 1)], vec![r(0, 0), r(2, 1)]),
+        ];
+        for (added, removed) in steps {
+            for (x, k) in &added {
+                want.insert(*x, *k);
+            }
+            c.add_sorted(Arc::new(added));
+            for x in removed {
+                c.remove(&x);
+                want.remove(&x);
+            }
+            check(&c, &want);
         }
-        // A long run merges and stays sorted; a short one, or a removal, makes a tree.
-        sorted.add_sorted(vec![(r(0, 0), 2), (r(2, 5), 7)], true);
-        assert!(matches!(sorted, Contents::Sorted(_)));
-        assert_eq!(
-            all(&sorted),
-            vec![(r(0, 0), 2), (r(1, 1), 0), (r(2, 5), 7), (r(3, 0), 1)]
-        );
-        sorted.remove(&r(1, 1));
-        assert!(matches!(sorted, Contents::Tree(_)));
-        sorted.add_sorted(vec![(r(9, 9), 1)], true);
-        assert_eq!(
-            all(&sorted),
-            vec![(r(0, 0), 2), (r(2, 5), 7), (r(3, 0), 1), (r(9, 9), 1)]
-        );
-        sorted.clear();
-        assert_eq!(sorted.len(), 0);
+        c.clear();
+        assert_eq!(c.len(), 0);
+        assert_eq!(all(&c), vec![]);
     }
 
     #[test]

@@ -5,11 +5,13 @@
 //! The calling thread drives them over channels: facts go to their owning worker's
 //! input, a commit advances every input to the next epoch and each worker steps
 //! (parking when idle, so an idle session costs nothing) until the probe shows the
-//! epoch complete. Worker 0 receives every observed change and explain event and
-//! hands them back. Contents after any sequence of commits equal a from-scratch
+//! epoch complete. Each worker hands back its share of the observed changes and
+//! explain events, split by relation ([`Split`]), and the session merges the
+//! shares. Contents after any sequence of commits equal a from-scratch
 //! evaluation of the final inputs: that is differential dataflow's guarantee, and
 //! the test suite checks it against a reference evaluator.
 
+mod change;
 mod contents;
 mod worker;
 
@@ -23,8 +25,9 @@ pub use crate::dataflow::profile::{merge_costs, RuleCost};
 use crate::dataflow::render::{merge_runs, ChangeRun, Split, Update, EVENT};
 use crate::dataflow::row::{row, Row, WIDTH};
 use crate::plan::Plan;
-use contents::{merge, Contents};
-use worker::{Changes, Cmd, Reply};
+pub use change::{Change, ChangeList, Tuple};
+use contents::{merge, Contents, Run};
+use worker::{Cmd, Reply};
 
 /// Which relations a session reports.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,16 +76,6 @@ impl Default for Config {
     }
 }
 
-/// A change to a relation: `diff` +1 (added) or -1 (removed). `round` is the round
-/// of its block in which the fact first appeared (0 outside blocks and for views).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Change {
-    pub rel: RelId,
-    pub row: Vec<Value>,
-    pub round: u32,
-    pub diff: isize,
-}
-
 /// A rule with `@explain` derived a fact that did not exist before.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Event {
@@ -96,8 +89,8 @@ pub struct Event {
 /// What one commit changed.
 #[derive(Clone, Debug, Default)]
 pub struct Commit {
-    /// Each change, when the session lists them ([`Config::changes`]).
-    pub changes: Vec<Change>,
+    /// Each change, when the session lists them ([`Config::changes`]), in order.
+    pub changes: ChangeList,
     /// How many facts of observed relations changed (listed or not).
     pub changed: usize,
     /// Events added (+1) and withdrawn (-1).
@@ -175,7 +168,6 @@ impl Session {
         args.extend(config.timely_args.iter().cloned());
         let (p2, plan2) = (program.clone(), plan.clone());
         let profile = config.profile;
-        let split = !config.changes;
         let guards = timely::execute_from_args(args.into_iter(), move |w| {
             let rx = receivers.lock().unwrap()[w.index() % threads]
                 .take()
@@ -186,7 +178,6 @@ impl Session {
                 plan: &plan2,
                 outputs: &outputs,
                 profile,
-                split,
             };
             worker::run(w, &job, rx, tx);
         })?;
@@ -335,7 +326,7 @@ impl Session {
     }
 
     /// Every worker's run of changes for the commit just made.
-    fn wait(&mut self) -> Result<Vec<Changes>, String> {
+    fn wait(&mut self) -> Result<Vec<Split>, String> {
         self.replies("a commit", |r| match r {
             Reply::Done(u) => Some(u),
             _ => None,
@@ -375,65 +366,18 @@ impl Session {
         Ok(())
     }
 
-    /// In: every worker's changes, as runs (a session that lists changes) or split.
-    fn absorb(&mut self, changes: Vec<Changes>) -> Commit {
-        let (mut runs, mut splits) = (Vec::new(), Vec::new());
-        for c in changes {
-            match c {
-                Changes::Run(r) => runs.push(r),
-                Changes::Split(s) => splits.push(s),
-            }
-        }
+    /// In: every worker's changes, split. Out: the commit, its changes listed when
+    /// the session lists them; contents and events updated.
+    fn absorb(&mut self, splits: Vec<Split>) -> Commit {
         let mut commit = Commit::default();
-        let (added, rest) = if splits.is_empty() {
-            self.absorb_runs(runs, &mut commit)
-        } else {
-            absorb_splits(splits, &mut commit)
-        };
+        let rels = &self.program.relations;
+        let arity = |rel: RelId| rels[rel].arity();
+        let list: Option<&dyn Fn(RelId) -> usize> = self.list_changes.then_some(&arity);
+        let (added, rest) = absorb_splits(splits, &mut commit, list);
         self.add_contents(added);
         self.apply_rest(rest, &mut commit);
-        commit.changes.sort();
         commit.events.sort();
         commit
-    }
-
-    /// In: every worker's run of changes, each sorted and consolidated, merged as
-    /// they are read (one pass), every change listed when the session lists them.
-    /// Out: each relation's additions (sorted by row) and the rest, in key order.
-    fn absorb_runs(&self, runs: Vec<ChangeRun>, commit: &mut Commit) -> (Added, Vec<Update>) {
-        let mut added: Added = Vec::new();
-        let mut rest: Vec<Update> = Vec::new();
-        let mut merged = merge_runs(runs);
-        while let Some(u) = merged.next() {
-            if u.tag != EVENT {
-                let rel = u.tag as RelId;
-                commit.changed += 1;
-                if self.list_changes {
-                    let arity = self.program.relations[rel].arity();
-                    commit.changes.push(Change {
-                        rel,
-                        row: u.row[..arity].to_vec(),
-                        round: u.round,
-                        diff: u.diff,
-                    });
-                }
-                if u.diff > 0 {
-                    match added.last_mut() {
-                        Some((r, run)) if *r == rel => run.push((u.row, u.round)),
-                        _ => {
-                            // Room for every change still to come: pages never
-                            // written cost nothing, and a long run never moves.
-                            let mut run = Vec::with_capacity(1 + merged.len());
-                            run.push((u.row, u.round));
-                            added.push((rel, run));
-                        }
-                    }
-                    continue;
-                }
-            }
-            rest.push(u);
-        }
-        (added, rest)
     }
 
     /// Removals and events, after the additions. A removal takes a fact out only at
@@ -470,11 +414,10 @@ impl Session {
     }
 
     /// Adds runs of added facts, each one relation's and sorted by row, to the
-    /// relations' contents. A batch session keeps a relation that arrives in one
-    /// long run as that sorted run.
+    /// relations' contents (see [`Contents::add_sorted`]).
     fn add_contents(&mut self, added: Added) {
         for (rel, run) in added {
-            self.contents[rel].add_sorted(run, self.batch);
+            self.contents[rel].add_sorted(run);
         }
     }
 
@@ -563,48 +506,108 @@ impl Session {
 }
 
 /// Each relation's added facts, sorted by row.
-type Added = Vec<(RelId, Vec<(Row, u32)>)>;
+type Added = Vec<(RelId, Run)>;
 
-/// In: every worker's changes, split on the workers. Each relation's additions are
-/// merged (sorted runs, one linear merge per further worker), and the rests (few)
-/// merged as runs are. Out: as [`Session::absorb_runs`], and what a merge
-/// of the runs would have left: a removal that another worker's addition of the
-/// same fact at the same round cancels is dropped, with that addition kept (the
-/// fact had that round before the commit, and keeps it).
-fn absorb_splits(splits: Vec<Split>, commit: &mut Commit) -> (Added, Vec<Update>) {
+/// In: every worker's changes, split on the workers, and the relations' arities
+/// when the commit lists its changes. Each relation's additions are merged (sorted
+/// runs, one linear merge per further worker), and the rests (few) merged as runs
+/// are. Out: what the contents take, as a merge of the workers' runs would have
+/// left it (see [`settle`]): each relation's additions (sorted by row) and the rest
+/// (removals and events, in key order); the commit's count and list of changes.
+fn absorb_splits(
+    splits: Vec<Split>,
+    commit: &mut Commit,
+    list: Option<&dyn Fn(RelId) -> usize>,
+) -> (Added, Vec<Update>) {
     let mut parts: Vec<(RelId, Vec<(Row, u32)>)> = Vec::new();
     let mut rests: Vec<ChangeRun> = Vec::new();
     for s in splits {
-        commit.changed += s.changed;
         parts.extend(s.added);
         rests.push(s.rest);
     }
     // Each relation's parts in worker order; equal rows by round, as a merge of the
     // runs would order them.
     parts.sort_by_key(|(rel, _)| *rel);
-    let mut added: Added = Vec::new();
+    let mut runs: Vec<(RelId, Vec<(Row, u32)>)> = Vec::new();
     for (rel, run) in parts {
-        match added.last_mut() {
+        match runs.last_mut() {
             Some((r, all)) if *r == rel => {
                 *all = merge(std::mem::take(all), run, |y, x| y < x);
             }
-            _ => added.push((rel, run)),
+            _ => runs.push((rel, run)),
         }
     }
-    let mut rest: Vec<Update> = merge_runs(rests).collect();
-    rest.retain(|u| {
-        let cancelled = u.tag != EVENT
-            && u.diff < 0
-            && added
-                .iter()
-                .find(|(rel, _)| *rel == u.tag as RelId)
-                .is_some_and(|(_, run)| run.binary_search(&(u.row, u.round)).is_ok());
-        if cancelled {
-            commit.changed -= 2;
-        }
-        !cancelled
-    });
+    // A fact first appears once (a commit moves it from one round to another by a
+    // removal and an addition): the contents' rule, no row twice, holds already.
+    let added: Added = runs
+        .into_iter()
+        .map(|(rel, mut run)| {
+            run.dedup_by(|later, earlier| later.0 == earlier.0);
+            (rel, Arc::new(run))
+        })
+        .collect();
+    let rest: Vec<Update> = merge_runs(rests).collect();
+    if let Some(arity) = list {
+        commit.changes = ChangeList::new(&added, &rest, arity);
+    }
+    let (added, rest) = settle(added, rest, &mut commit.changed);
     (added, rest)
+}
+
+/// In: each relation's additions (sorted by row, each +1) and the rest of a commit
+/// (events, removals, additions' excess; consolidated across workers). Where the
+/// rest has a change of an added fact at the same round (one worker's share of a
+/// view's fact can be +1 where another's is -1), their sum decides, as it would in
+/// a merge of the runs: positive, an addition; zero, no change; negative, a
+/// removal. Out: the additions and removals for the contents, events in order;
+/// `changed` set to the number of facts (at a round) that changed.
+fn settle(added: Added, rest: Vec<Update>, changed: &mut usize) -> (Added, Vec<Update>) {
+    *changed = added.iter().map(|(_, run)| run.len()).sum();
+    // Additions the rest cancels or outweighs, per relation.
+    let mut out: Vec<(RelId, Vec<(Row, u32)>)> = Vec::new();
+    let mut kept = Vec::with_capacity(rest.len());
+    for u in rest {
+        if u.tag == EVENT {
+            kept.push(u);
+            continue;
+        }
+        let rel = u.tag as RelId;
+        let key = (u.row, u.round);
+        let met = added
+            .iter()
+            .find(|(r, _)| *r == rel)
+            .is_some_and(|(_, run)| run.binary_search(&key).is_ok());
+        let sum = u.diff + met as isize;
+        if met && sum <= 0 {
+            match out.last_mut() {
+                Some((r, keys)) if *r == rel => keys.push(key),
+                _ => out.push((rel, vec![key])),
+            }
+        }
+        if met && sum == 0 {
+            *changed -= 1;
+        }
+        if !met && sum != 0 {
+            *changed += 1;
+        }
+        if sum < 0 {
+            kept.push(u);
+        }
+    }
+    if out.is_empty() {
+        return (added, kept);
+    }
+    let added = added
+        .into_iter()
+        .map(|(rel, run)| match out.iter().find(|(r, _)| *r == rel) {
+            None => (rel, run),
+            Some((_, keys)) => {
+                let left = run.iter().filter(|x| !keys.contains(x)).copied().collect();
+                (rel, Arc::new(left))
+            }
+        })
+        .collect();
+    (added, kept)
 }
 
 impl Drop for Session {
@@ -691,25 +694,38 @@ mod tests {
 
     #[test]
     fn splits_merge_as_the_runs_would() {
-        // Worker 0 adds facts 1 and 5 of relation 0 and 7 of relation 2, and an
-        // event; worker 1 adds 3 of relation 0, removes 5 (round 2: cancelled by
-        // worker 0's addition at that round) and 6, and withdraws worker 0's event.
+        // Worker 0 adds facts 1 and 5 of relation 0 and 7 of relation 2, 8 of
+        // relation 0 twice (its excess in the rest), and an event; worker 1 adds 3
+        // of relation 0, removes 5 (round 2: with worker 0's addition at that
+        // round, no change), 6 and 8 (once: 8 is added), and withdraws worker 0's
+        // event.
         let w0 = Split {
-            added: vec![(0, vec![(r(1), 0), (r(5), 2)]), (2, vec![(r(7), 1)])],
-            rest: ChangeRun::of_pairs(&[(EVENT, 9, 0, 1, 1)]),
-            changed: 3,
+            added: vec![
+                (0, vec![(r(1), 0), (r(5), 2), (r(8), 0)]),
+                (2, vec![(r(7), 1)]),
+            ],
+            rest: ChangeRun::of_pairs(&[(0, 8, 0, 0, 1), (EVENT, 9, 0, 1, 1)]),
         };
         let w1 = Split {
             added: vec![(0, vec![(r(3), 4)])],
-            rest: ChangeRun::of_pairs(&[(0, 5, 0, 2, -1), (0, 6, 0, 0, -1), (EVENT, 9, 0, 1, -1)]),
-            changed: 3,
+            rest: ChangeRun::of_pairs(&[
+                (0, 5, 0, 2, -1),
+                (0, 6, 0, 0, -1),
+                (0, 8, 0, 0, -1),
+                (EVENT, 9, 0, 1, -1),
+            ]),
         };
         let mut commit = Commit::default();
-        let (added, rest) = absorb_splits(vec![w0, w1], &mut commit);
+        let arity = |_| 1;
+        let (added, rest) = absorb_splits(vec![w0, w1], &mut commit, Some(&arity));
+        let added: Vec<_> = added
+            .into_iter()
+            .map(|(rel, run)| (rel, run.to_vec()))
+            .collect();
         assert_eq!(
             added,
             vec![
-                (0, vec![(r(1), 0), (r(3), 4), (r(5), 2)]),
+                (0, vec![(r(1), 0), (r(3), 4), (r(8), 0)]),
                 (2, vec![(r(7), 1)])
             ]
         );
@@ -721,7 +737,21 @@ mod tests {
             diff: -1,
         };
         assert_eq!(rest, vec![removal]);
-        // 1, 3, 7 added and 6 removed; 5's addition and removal cancel.
-        assert_eq!(commit.changed, 4);
+        // 1, 3, 7, 8 added and 6 removed; 5's addition and removal cancel, and
+        // 8's second addition and its removal.
+        assert_eq!(commit.changed, 5);
+        let listed: Vec<_> = commit
+            .changes
+            .iter()
+            .map(|c| (c.rel, c.row.to_vec(), c.round, c.diff))
+            .collect();
+        let want = [
+            (0, vec![1], 0, 1),
+            (0, vec![3], 4, 1),
+            (0, vec![6], 0, -1),
+            (0, vec![8], 0, 1),
+            (2, vec![7], 1, 1),
+        ];
+        assert_eq!(listed, want);
     }
 }

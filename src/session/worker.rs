@@ -26,18 +26,12 @@ pub enum Cmd {
 }
 
 pub enum Reply {
-    Done(Changes),
+    /// A commit's changes (this worker's share, split here in parallel with the
+    /// others'), or a rebuild done.
+    Done(Split),
     Profile(Vec<RuleCost>),
     /// The worker panicked (a bug): the session cannot go on.
     Failed(String),
-}
-
-/// A worker's changes of a commit: its run, which the session merges with the
-/// others' when it lists every change, or that run already split (on the worker, in
-/// parallel with the others) when it lists none.
-pub enum Changes {
-    Run(ChangeRun),
-    Split(Split),
 }
 
 /// Which worker feeds a fact into the dataflow.
@@ -56,8 +50,6 @@ pub struct Job<'a> {
     pub outputs: &'a Outputs,
     /// Record each rule's costs.
     pub profile: bool,
-    /// Hand changes over split ([`Changes::Split`]).
-    pub split: bool,
 }
 
 /// A dataflow built in a worker, with its index and profile.
@@ -118,13 +110,8 @@ fn serve(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
                 b.df.advance_to(epoch);
                 let probe = b.df.probe.clone();
                 w.step_or_park_while(None, || probe.less_than(&epoch));
-                // Sorted (and split) here, in parallel, so the session merges runs.
-                let run = b.df.take_changes();
-                Reply::Done(if job.split {
-                    Changes::Split(run.split())
-                } else {
-                    Changes::Run(run)
-                })
+                // Sorted and split here, in parallel: the session merges.
+                Reply::Done(b.df.take_changes().split())
             }
             Cmd::Rebuild => {
                 merge_costs(&mut earlier, costs_of(&b));
@@ -132,7 +119,7 @@ fn serve(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
                 drop(b);
                 w.drop_dataflow(id);
                 b = build(w, job);
-                Reply::Done(Changes::Run(ChangeRun::empty()))
+                Reply::Done(ChangeRun::empty().split())
             }
             Cmd::Profile => {
                 let mut all = earlier.clone();

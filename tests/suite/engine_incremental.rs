@@ -247,7 +247,7 @@ fn changes(p: &Program, list: &[Change]) -> Vec<String> {
 
 fn commit(s: &mut Session, p: &Program) -> Vec<String> {
     let c = s.commit().unwrap();
-    let mut v = changes(p, &c.changes);
+    let mut v = changes(p, &c.changes.to_vec());
     v.sort();
     v
 }

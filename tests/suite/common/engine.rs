@@ -205,14 +205,14 @@ pub fn apply_commit(prev: &Outcome, commit: &Commit) -> Result<Outcome, String> 
             }
             let rel = &mut next.contents[c.rel];
             if pass < 0 {
-                if rel.get(&c.row) != Some(&c.round) {
+                if rel.get(&c.row[..]) != Some(&c.round) {
                     return Err(format!(
                         "removal of a fact not present with that round: {c:?} (present: {:?})",
-                        rel.get(&c.row)
+                        rel.get(&c.row[..])
                     ));
                 }
-                rel.remove(&c.row);
-            } else if let Some(old) = rel.insert(c.row.clone(), c.round) {
+                rel.remove(&c.row[..]);
+            } else if let Some(old) = rel.insert(c.row.to_vec(), c.round) {
                 return Err(format!(
                     "addition of a fact already present (round {old}): {c:?}"
                 ));
