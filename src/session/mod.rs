@@ -53,8 +53,8 @@ pub struct Config {
     /// ordered, several times faster, but commits may only add facts (`retract`
     /// fails; `reset` starts afresh).
     pub batch: bool,
-    /// List each change in [`Commit::changes`] (editing sessions read them; a batch
-    /// run that reads contents afterwards saves building one record per fact).
+    /// List each change in [`Commit::changes`] (editing sessions read them). A list
+    /// copies nothing, but holds on to the commit's additions while it is kept.
     pub changes: bool,
     /// Measure each rule (see [`Session::profile`]): its operators' scheduled time,
     /// its derivations and the rounds it fired in.
@@ -325,7 +325,7 @@ impl Session {
         Ok(out)
     }
 
-    /// Every worker's run of changes for the commit just made.
+    /// Every worker's changes of the commit just made, split.
     fn wait(&mut self) -> Result<Vec<Split>, String> {
         self.replies("a commit", |r| match r {
             Reply::Done(u) => Some(u),
