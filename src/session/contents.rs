@@ -76,13 +76,7 @@ impl Contents {
             });
             // The new round wins where a fact is present.
             let mut all = merge(now, run.to_vec(), |y, x| y.0 < x.0);
-            all.dedup_by(|later, earlier| {
-                let same = later.0 == earlier.0;
-                if same {
-                    earlier.1 = later.1;
-                }
-                same
-            });
+            dedup_rows(&mut all);
             self.len = all.len();
             self.base = Arc::new(all);
             self.delta.clear();
@@ -128,6 +122,18 @@ impl Contents {
             }
         }
     }
+}
+
+/// Keeps one fact per row in a run sorted by row: the later of two equal rows (its
+/// round) wins.
+pub(crate) fn dedup_rows(run: &mut Vec<(Row, u32)>) {
+    run.dedup_by(|later, earlier| {
+        let same = later.0 == earlier.0;
+        if same {
+            earlier.1 = later.1;
+        }
+        same
+    });
 }
 
 /// Two sorted runs merged into one: an element of `b` goes first where

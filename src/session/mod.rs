@@ -26,7 +26,7 @@ use crate::dataflow::render::{merge_runs, ChangeRun, Split, Update, EVENT};
 use crate::dataflow::row::{row, Row, WIDTH};
 use crate::plan::Plan;
 pub use change::{Change, ChangeList, Tuple};
-use contents::{merge, Contents, Run};
+use contents::{dedup_rows, merge, Contents, Run};
 use worker::{Cmd, Reply};
 
 /// Which relations a session reports.
@@ -538,11 +538,12 @@ fn absorb_splits(
         }
     }
     // A fact first appears once (a commit moves it from one round to another by a
-    // removal and an addition): the contents' rule, no row twice, holds already.
+    // removal and an addition), so this finds nothing to drop; the contents keep
+    // one fact per row all the same.
     let added: Added = runs
         .into_iter()
         .map(|(rel, mut run)| {
-            run.dedup_by(|later, earlier| later.0 == earlier.0);
+            dedup_rows(&mut run);
             (rel, Arc::new(run))
         })
         .collect();
@@ -550,8 +551,7 @@ fn absorb_splits(
     if let Some(arity) = list {
         commit.changes = ChangeList::new(&added, &rest, arity);
     }
-    let (added, rest) = settle(added, rest, &mut commit.changed);
-    (added, rest)
+    settle(added, rest, &mut commit.changed)
 }
 
 /// In: each relation's additions (sorted by row, each +1) and the rest of a commit
@@ -579,6 +579,7 @@ fn settle(added: Added, rest: Vec<Update>, changed: &mut usize) -> (Added, Vec<U
             .is_some_and(|(_, run)| run.binary_search(&key).is_ok());
         let sum = u.diff + met as isize;
         if met && sum <= 0 {
+            // The addition goes: zero is no change, negative a removal.
             match out.last_mut() {
                 Some((r, keys)) if *r == rel => keys.push(key),
                 _ => out.push((rel, vec![key])),
