@@ -18,6 +18,7 @@ mod pipeline;
 pub mod profile;
 pub mod render;
 pub mod row;
+pub mod sorted;
 pub mod time;
 
 pub use render::{render, Dataflow, Outputs};

@@ -17,6 +17,7 @@ use super::block::{render_block, BlockSpec, Leaving};
 use super::pipeline::{render_rule, Env};
 use super::profile::ProfileCell;
 use super::row::{rewiden, row, Row, Wide};
+use super::sorted::Facts;
 use super::time::{Epoch, Time};
 use crate::check::ir::{Program, RelId};
 use crate::plan::{Pipeline, Plan, Source, Step, StratumPlan};
@@ -54,13 +55,14 @@ impl ChangeRun {
 }
 
 /// One worker's changes of a commit, split for the session: each relation's
-/// additions as host rows with their rounds, sorted by row, and the rest (removals,
+/// additions with their rounds, sorted by row (as narrow as the dataflow's rows:
+/// [`Facts`]), and the rest (removals,
 /// events, and the excess of an addition of more than one: few) as a run of their
 /// own, still narrow. Equal changes on different workers are not added up here: the
 /// session merges the workers' rests as it merges runs ([`merge_runs`]).
 pub struct Split {
     /// Per relation, in relation order: (row, round) of each fact added.
-    pub added: Vec<(RelId, Vec<(Row, u32)>)>,
+    pub added: Vec<(RelId, Facts)>,
     pub rest: ChangeRun,
 }
 
@@ -130,9 +132,14 @@ where
             i = end;
             if tag != EVENT {
                 let adds = changes.iter().filter(|(_, diff)| *diff > 0);
-                let mut run = Vec::with_capacity(adds.clone().count());
-                run.extend(adds.map(|((_, row, _, round), _)| (rewiden(row), *round)));
-                if !run.is_empty() {
+                let n = adds.clone().count();
+                if n > 0 {
+                    // A 2-wide dataflow's facts stay 2 wide.
+                    let run = if W == 2 {
+                        Facts::Pairs(facts(adds, n))
+                    } else {
+                        Facts::Rows(facts(adds, n))
+                    };
                     added.push((tag as RelId, run));
                 }
             }
@@ -153,6 +160,16 @@ where
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
         self
     }
+}
+
+/// The (row, round) of `n` additions, `V` wide.
+fn facts<'a, const W: usize, const V: usize>(
+    adds: impl Iterator<Item = &'a (Leaving<W>, isize)>,
+    n: usize,
+) -> Vec<(Wide<V>, u32)> {
+    let mut run = Vec::with_capacity(n);
+    run.extend(adds.map(|((_, row, _, round), _)| (rewiden(row), *round)));
+    run
 }
 
 /// Sorts changes by their key with a stable sort (what an operator emits for one
@@ -570,7 +587,7 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::{merge_runs, needed_strata, stratum_defines, width, Update};
+    use super::{merge_runs, needed_strata, stratum_defines, width, Facts, Update};
     use crate::check::check_str;
     use crate::plan::plan;
 
@@ -632,12 +649,12 @@ mod tests {
             (2, 6, 0, 0, 2),
         ])
         .split();
-        let r = |a: i32, b: i32| -> super::Row { super::row(&[a, b]) };
+        // A 2-wide dataflow's additions stay 2 wide.
         assert_eq!(
             split.added,
             vec![
-                (0, vec![(r(2, 9), 1), (r(5, 0), 0)]),
-                (2, vec![(r(0, 4), 2), (r(6, 0), 0)])
+                (0, Facts::Pairs(vec![([2, 9], 1), ([5, 0], 0)])),
+                (2, Facts::Pairs(vec![([0, 4], 2), ([6, 0], 0)]))
             ]
         );
         assert_eq!(

@@ -12,6 +12,7 @@ use super::contents::Run;
 use crate::check::ir::{RelId, Value};
 use crate::dataflow::render::{Update, EVENT};
 use crate::dataflow::row::{Row, WIDTH};
+use crate::dataflow::sorted;
 
 /// A fact's values, as many as its relation's arity, held inline. It reads as a
 /// slice (`t[0]`, `&t[..]`, `t.to_vec()`) and orders as one.
@@ -159,7 +160,7 @@ impl ChangeList {
 /// One relation's changes, its additions and the rest merged in order.
 struct Listing<'a> {
     of: &'a RelChanges,
-    adds: Peekable<slice::Iter<'a, (Row, u32)>>,
+    adds: Peekable<sorted::Iter<'a>>,
     rest: Peekable<slice::Iter<'a, (Row, u32, isize)>>,
 }
 
@@ -169,12 +170,12 @@ impl Iterator for Listing<'_> {
         loop {
             let key = match (self.adds.peek(), self.rest.peek()) {
                 (None, None) => return None,
-                (Some(&&a), None) => a,
+                (Some(&a), None) => a,
                 (None, Some(&&(r, k, _))) => (r, k),
-                (Some(&&a), Some(&&(r, k, _))) => a.min((r, k)),
+                (Some(&a), Some(&&(r, k, _))) => a.min((r, k)),
             };
             let mut diff = 0;
-            while self.adds.next_if(|&&a| a == key).is_some() {
+            while self.adds.next_if(|a| *a == key).is_some() {
                 diff += 1;
             }
             while let Some((_, _, d)) = self.rest.next_if(|&&(r, k, _)| (r, k) == key) {

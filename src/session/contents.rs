@@ -6,16 +6,18 @@
 //! least a quarter of its size, merged in) with a tree of the changes since on top:
 //! a closure of 600,000 paths is never copied into a tree, and facts that come and
 //! go one by one (editing sessions) cost a tree's update. The vector is shared (a
-//! commit lists its additions from the very run the contents keep).
+//! commit lists its additions from the very run the contents keep), and held as
+//! narrow as the dataflow's rows ([`Facts`]).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::check::ir::Value;
 use crate::dataflow::row::{Row, WIDTH};
+use crate::dataflow::sorted::Facts;
 
 /// Facts sorted by row, no row twice.
-pub(crate) type Run = Arc<Vec<(Row, u32)>>;
+pub(crate) type Run = Arc<Facts>;
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Contents {
@@ -44,8 +46,7 @@ impl Contents {
     }
 
     fn in_base(&self, r: &Row) -> Option<u32> {
-        let v = &self.base;
-        v.binary_search_by(|(x, _)| x.cmp(r)).ok().map(|i| v[i].1)
+        self.base.find(r)
     }
 
     pub(crate) fn remove(&mut self, r: &Row) {
@@ -75,40 +76,43 @@ impl Contents {
                 true
             });
             // The new round wins where a fact is present.
-            let mut all = merge(now, run.to_vec(), |y, x| y.0 < x.0);
-            dedup_rows(&mut all);
+            let run = Arc::unwrap_or_clone(run);
+            let mut all = run.like(now.into_iter()).merge(run, true);
+            all.dedup_rows();
             self.len = all.len();
             self.base = Arc::new(all);
             self.delta.clear();
         } else {
             for (r, k) in run.iter() {
-                if self.get(r).is_none() {
+                if self.get(&r).is_none() {
                     self.len += 1;
                 }
-                self.delta.insert(*r, Some(*k));
+                self.delta.insert(r, Some(k));
             }
         }
     }
 
     /// Calls `f` on the facts from row `lo` on, in row order, while it returns true.
     pub(crate) fn scan_from(&self, lo: &Row, mut f: impl FnMut(&Row, u32) -> bool) {
-        let i = self.base.partition_point(|(r, _)| r < lo);
-        let mut base = self.base[i..].iter().peekable();
+        let mut base = self
+            .base
+            .iter_from(self.base.partition_point(lo))
+            .peekable();
         let mut delta = self.delta.range::<Row, _>(lo..).peekable();
         loop {
             // The next fact: the lesser row; the tree's where both have it.
             let (r, k) = match (base.peek(), delta.peek()) {
                 (None, None) => return,
-                (Some(&&(b, _)), Some(&(d, _))) if b < *d => {
+                (Some(&(b, _)), Some(&(d, _))) if b < *d => {
                     let (r, k) = base.next().expect("peeked");
-                    (*r, Some(*k))
+                    (r, Some(k))
                 }
                 (Some(_), None) => {
                     let (r, k) = base.next().expect("peeked");
-                    (*r, Some(*k))
+                    (r, Some(k))
                 }
                 (b, Some(&(d, _))) => {
-                    if b.is_some_and(|&&(b, _)| b == *d) {
+                    if b.is_some_and(|&(b, _)| b == *d) {
                         base.next();
                     }
                     let (r, k) = delta.next().expect("peeked");
@@ -124,51 +128,13 @@ impl Contents {
     }
 }
 
-/// Keeps one fact per row in a run sorted by row: the later of two equal rows (its
-/// round) wins.
-pub(crate) fn dedup_rows(run: &mut Vec<(Row, u32)>) {
-    run.dedup_by(|later, earlier| {
-        let same = later.0 == earlier.0;
-        if same {
-            earlier.1 = later.1;
-        }
-        same
-    });
-}
-
-/// Two sorted runs merged into one: an element of `b` goes first where
-/// `before(b's, a's)`, so equal elements keep `a`'s before `b`'s.
-pub(crate) fn merge(
-    a: Vec<(Row, u32)>,
-    b: Vec<(Row, u32)>,
-    before: impl Fn(&(Row, u32), &(Row, u32)) -> bool,
-) -> Vec<(Row, u32)> {
-    if a.is_empty() {
-        return b;
-    }
-    if b.is_empty() {
-        return a;
-    }
-    let mut out = Vec::with_capacity(a.len() + b.len());
-    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
-    while let (Some(x), Some(y)) = (a.peek(), b.peek()) {
-        if before(y, x) {
-            out.extend(b.next());
-        } else {
-            out.extend(a.next());
-        }
-    }
-    out.extend(a);
-    out.extend(b);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
 
-    use super::{merge, Contents};
+    use super::Contents;
     use crate::dataflow::row::{row, Row};
+    use crate::dataflow::sorted::Facts;
 
     fn r(a: i32, b: i32) -> Row {
         row(&[a, b])
@@ -185,7 +151,14 @@ mod tests {
 
     #[test]
     fn a_vector_and_its_changes_answer_as_one_set() {
-        // Read against a BTreeMap holding the same facts, after each step.
+        // Runs held 2 wide, then at the host's width.
+        same_set_as_a_tree(|v| Facts::Pairs(v.iter().map(|(x, k)| ([x[0], x[1]], *k)).collect()));
+        same_set_as_a_tree(|v| Facts::Rows(v.to_vec()));
+    }
+
+    /// Read against a BTreeMap holding the same facts, after each step; `facts`
+    /// holds each step's run.
+    fn same_set_as_a_tree(facts: impl Fn(&[(Row, u32)]) -> Facts) {
         let mut c = Contents::default();
         let mut want = std::collections::BTreeMap::new();
         let check = |c: &Contents, want: &std::collections::BTreeMap<Row, u32>| {
@@ -231,34 +204,18 @@ mod tests {
             for (x, k) in &added {
                 want.insert(*x, *k);
             }
-            c.add_sorted(Arc::new(added));
+            c.add_sorted(Arc::new(facts(&added)));
             for x in removed {
                 c.remove(&x);
                 want.remove(&x);
             }
             check(&c, &want);
         }
+        // Merged runs keep their width.
+        let narrow = matches!(facts(&[]), Facts::Pairs(_));
+        assert_eq!(matches!(*c.base, Facts::Pairs(_)), narrow);
         c.clear();
         assert_eq!(c.len(), 0);
         assert_eq!(all(&c), vec![]);
-    }
-
-    #[test]
-    fn runs_merge_in_row_order() {
-        let a = vec![(r(1, 0), 0), (r(4, 0), 0), (r(4, 0), 1)];
-        let b = vec![(r(0, 0), 5), (r(4, 0), 2), (r(9, 0), 0)];
-        let by_row = |y: &(Row, u32), x: &(Row, u32)| y.0 < x.0;
-        let rows: Vec<(i32, u32)> = merge(b.clone(), a.clone(), by_row)
-            .iter()
-            .map(|(x, k)| (x[0], *k))
-            .collect();
-        assert_eq!(rows, vec![(0, 5), (1, 0), (4, 2), (4, 0), (4, 1), (9, 0)]);
-        let by_round = |y: &(Row, u32), x: &(Row, u32)| y < x;
-        let rows: Vec<(i32, u32)> = merge(b, a, by_round)
-            .iter()
-            .map(|(x, k)| (x[0], *k))
-            .collect();
-        assert_eq!(rows, vec![(0, 5), (1, 0), (4, 0), (4, 1), (4, 2), (9, 0)]);
-        assert_eq!(merge(Vec::new(), vec![(r(1, 1), 1)], by_row).len(), 1);
     }
 }

@@ -24,9 +24,10 @@ use crate::check::ir::{Program, RelId, RelKind, Symbols, Value};
 pub use crate::dataflow::profile::{merge_costs, RuleCost};
 use crate::dataflow::render::{merge_runs, ChangeRun, Split, Update, EVENT};
 use crate::dataflow::row::{row, Row, WIDTH};
+use crate::dataflow::sorted::Facts;
 use crate::plan::Plan;
 pub use change::{Change, ChangeList, Tuple};
-use contents::{dedup_rows, merge, Contents, Run};
+use contents::{Contents, Run};
 use worker::{Cmd, Reply};
 
 /// Which relations a session reports.
@@ -519,7 +520,7 @@ fn absorb_splits(
     commit: &mut Commit,
     list: Option<&dyn Fn(RelId) -> usize>,
 ) -> (Added, Vec<Update>) {
-    let mut parts: Vec<(RelId, Vec<(Row, u32)>)> = Vec::new();
+    let mut parts: Vec<(RelId, Facts)> = Vec::new();
     let mut rests: Vec<ChangeRun> = Vec::new();
     for s in splits {
         parts.extend(s.added);
@@ -528,11 +529,11 @@ fn absorb_splits(
     // Each relation's parts in worker order; equal rows by round, as a merge of the
     // runs would order them.
     parts.sort_by_key(|(rel, _)| *rel);
-    let mut runs: Vec<(RelId, Vec<(Row, u32)>)> = Vec::new();
+    let mut runs: Vec<(RelId, Facts)> = Vec::new();
     for (rel, run) in parts {
         match runs.last_mut() {
             Some((r, all)) if *r == rel => {
-                *all = merge(std::mem::take(all), run, |y, x| y < x);
+                *all = std::mem::take(all).merge(run, false);
             }
             _ => runs.push((rel, run)),
         }
@@ -543,7 +544,7 @@ fn absorb_splits(
     let added: Added = runs
         .into_iter()
         .map(|(rel, mut run)| {
-            dedup_rows(&mut run);
+            run.dedup_rows();
             (rel, Arc::new(run))
         })
         .collect();
@@ -576,7 +577,7 @@ fn settle(added: Added, rest: Vec<Update>, changed: &mut usize) -> (Added, Vec<U
         let met = added
             .iter()
             .find(|(r, _)| *r == rel)
-            .is_some_and(|(_, run)| run.binary_search(&key).is_ok());
+            .is_some_and(|(_, run)| run.contains(&key));
         let sum = u.diff + met as isize;
         if met && sum <= 0 {
             // The addition goes: zero is no change, negative a removal.
@@ -603,7 +604,8 @@ fn settle(added: Added, rest: Vec<Update>, changed: &mut usize) -> (Added, Vec<U
         .map(|(rel, run)| match out.iter().find(|(r, _)| *r == rel) {
             None => (rel, run),
             Some((_, keys)) => {
-                let left = run.iter().filter(|x| !keys.contains(x)).copied().collect();
+                let mut left = Arc::unwrap_or_clone(run);
+                left.retain(|x| !keys.contains(x));
                 (rel, Arc::new(left))
             }
         })
@@ -688,9 +690,15 @@ mod tests {
     use super::{absorb_splits, Commit};
     use crate::dataflow::render::{ChangeRun, Split, Update, EVENT};
     use crate::dataflow::row::{row, Row};
+    use crate::dataflow::sorted::Facts;
 
     fn r(a: i32) -> Row {
         row(&[a])
+    }
+
+    /// A worker's additions of one relation, 2 wide as from a 2-wide dataflow.
+    fn pairs(facts: &[(i32, u32)]) -> Facts {
+        Facts::Pairs(facts.iter().map(|&(a, k)| ([a, 0], k)).collect())
     }
 
     #[test]
@@ -701,14 +709,11 @@ mod tests {
         // round, no change), 6 and 8 (once: 8 is added), and withdraws worker 0's
         // event.
         let w0 = Split {
-            added: vec![
-                (0, vec![(r(1), 0), (r(5), 2), (r(8), 0)]),
-                (2, vec![(r(7), 1)]),
-            ],
+            added: vec![(0, pairs(&[(1, 0), (5, 2), (8, 0)])), (2, pairs(&[(7, 1)]))],
             rest: ChangeRun::of_pairs(&[(0, 8, 0, 0, 1), (EVENT, 9, 0, 1, 1)]),
         };
         let w1 = Split {
-            added: vec![(0, vec![(r(3), 4)])],
+            added: vec![(0, pairs(&[(3, 4)]))],
             rest: ChangeRun::of_pairs(&[
                 (0, 5, 0, 2, -1),
                 (0, 6, 0, 0, -1),
@@ -721,7 +726,7 @@ mod tests {
         let (added, rest) = absorb_splits(vec![w0, w1], &mut commit, Some(&arity));
         let added: Vec<_> = added
             .into_iter()
-            .map(|(rel, run)| (rel, run.to_vec()))
+            .map(|(rel, run)| (rel, run.iter().collect::<Vec<_>>()))
             .collect();
         assert_eq!(
             added,
