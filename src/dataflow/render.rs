@@ -370,13 +370,14 @@ where
         .map(|e| (e, 0u32))
 }
 
-/// The width a plan's dataflow is rendered at: the least of 2, 6 and [`WIDTH`] that
-/// its relations' rows, its pipelines' rows and explain records all fit. 2 serves
-/// binary relations (graphs, closures); 6 the light Sudoku rule sets (`singles.dl`
-/// holds five variables at once, `fast.dl` six: 0.89x and 0.91x of their time at
-/// full width on 2,000 17-clue puzzles); the full rules need [`WIDTH`]. Each width
-/// is a copy of the rendering code (three renderings each): the third width cost
-/// 45 seconds of every release build.
+/// The width a plan's dataflow is rendered at: the least of 2, 4, 6 and [`WIDTH`]
+/// that its relations' rows, its pipelines' rows and explain records all fit. 2
+/// serves binary relations (graphs, closures); 4 ternary relations and rules that
+/// hold four variables at once (`singles.dl` without explanations, the hand-written
+/// Sudoku logic as rules: 16-byte rows where the baselines' tuples take 8); 6
+/// `fast.dl` (five at once; 0.91x of its time at full width on 2,000 17-clue
+/// puzzles); the full rules need [`WIDTH`]. Each width is a copy of the rendering
+/// code (three renderings each): a width costs ~45 seconds of every release build.
 ///
 /// [`WIDTH`]: super::row::WIDTH
 pub fn width(program: &Program, plan: &Plan) -> usize {
@@ -384,6 +385,8 @@ pub fn width(program: &Program, plan: &Plan) -> usize {
     let w = plan.width().max(arity.unwrap_or(0));
     if w <= 2 {
         2
+    } else if w <= 4 {
+        4
     } else if w <= 6 {
         6
     } else {
@@ -403,6 +406,7 @@ pub fn render<'s>(
 ) -> Dataflow {
     match width(program, plan) {
         2 => render_at::<2>(scope, program, plan, outputs, profile),
+        4 => render_at::<4>(scope, program, plan, outputs, profile),
         6 => render_at::<6>(scope, program, plan, outputs, profile),
         _ => render_at::<{ super::row::WIDTH }>(scope, program, plan, outputs, profile),
     }
@@ -713,15 +717,28 @@ mod tests {
     }
 
     #[test]
-    fn a_wider_relation_or_a_wider_row_renders_six_wide() {
+    fn ternary_relations_and_four_variables_render_four_wide() {
         let ternary = ".decl t(x: number, y: number, z: number)\nt(1, 2, 3).";
-        assert_eq!(width_of(ternary), 6);
+        assert_eq!(width_of(ternary), 4);
         // Binary relations, but a rule holds three variables at once.
         let triangle = "
             .decl e(x: number, y: number)
             .decl t(x: number, y: number)
             t(x, y) :- e(x, y), e(y, z), e(z, x).";
-        assert_eq!(width_of(triangle), 6);
+        assert_eq!(width_of(triangle), 4);
+    }
+
+    #[test]
+    fn five_or_six_values_render_six_wide() {
+        let five =
+            ".decl f(a: number, b: number, c: number, d: number, e: number)\nf(1, 2, 3, 4, 5).";
+        assert_eq!(width_of(five), 6);
+        // Binary relations, but a rule holds five variables at once.
+        let path = "
+            .decl e(x: number, y: number)
+            .decl q(x: number)
+            q(a) :- e(a, b), e(c, d), e(f, 0), a + b + c + d + f > 0.";
+        assert_eq!(width_of(path), 6);
     }
 
     #[test]
