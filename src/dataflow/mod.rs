@@ -1,7 +1,7 @@
 //! Plan -> differential dataflow.
 //!
 //! [`render`] builds, inside one timely worker's dataflow, the operators a [`Plan`]
-//! describes, over one row type (a fixed-width array, 2, 6 or [`row::WIDTH`] values
+//! describes, over one row type (a fixed-width array, 2, 4, 6 or [`row::WIDTH`] values
 //! wide as the plan needs: see [`render::width`]): interpreting plans over one row
 //! type keeps compile times flat and lets any program run without generating code. What flows in: one input collection per relation (facts inserted
 //! and retracted by the session). What flows out: for every observed relation its

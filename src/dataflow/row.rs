@@ -8,8 +8,8 @@
 //! The host side (sessions, outputs) uses [`Row`], [`WIDTH`] wide. A dataflow is
 //! rendered at the narrowest width its plan fits ([`Wide`], see
 //! [`super::render`]): every record, key and trace entry is that much smaller, which
-//! is most of a narrow program's cost (transitive closure runs at width 2, the light
-//! Sudoku rule sets at 6).
+//! is most of a narrow program's cost (transitive closure runs at width 2,
+//! `singles.dl` at 4, `fast.dl` at 6).
 
 use crate::check::ir::Value;
 use crate::plan::Pick;

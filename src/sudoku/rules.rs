@@ -105,3 +105,27 @@ pub fn load(rules: &[String], default: Builtin) -> Result<Arc<Program>, String> 
         from_files(rules)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{builtin, from_files, Builtin};
+    use crate::dataflow::render::width;
+    use crate::plan::plan;
+
+    /// The width each rule set renders at in batch runs (no explanations): a rule
+    /// that holds one variable more moves a whole rule set to the next width, a
+    /// cost its author should see (singles.dl at 6 wide was ~1.09x its time at 4).
+    #[test]
+    fn each_rule_set_renders_at_its_width() {
+        let at = |program: &crate::check::ir::Program| {
+            width(program, &plan(program, false).expect("the rules plan"))
+        };
+        let singles = from_files(&["datalog/singles.dl".to_string()]).expect("singles.dl checks");
+        assert_eq!(at(&singles), 4);
+        assert_eq!(at(&builtin(Builtin::Fast).expect("fast.dl checks")), 6);
+        assert_eq!(
+            at(&builtin(Builtin::Full).expect("sudoku.dl checks")),
+            crate::MAX_ARITY
+        );
+    }
+}
