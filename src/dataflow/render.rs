@@ -56,10 +56,10 @@ impl ChangeRun {
 
 /// One worker's changes of a commit, split for the session: each relation's
 /// additions with their rounds, sorted by row (as narrow as the dataflow's rows:
-/// [`Facts`]), and the rest (removals,
-/// events, and the excess of an addition of more than one: few) as a run of their
-/// own, still narrow. Equal changes on different workers are not added up here: the
-/// session merges the workers' rests as it merges runs ([`merge_runs`]).
+/// [`Facts`]), and the rest (removals, events, and the excess of an addition of
+/// more than one: few) as a run of their own, still narrow. Equal changes on
+/// different workers are not added up here: the session merges the workers' rests
+/// as it merges runs ([`merge_runs`]).
 pub struct Split {
     /// Per relation, in relation order: (row, round) of each fact added.
     pub added: Vec<(RelId, Facts)>,

@@ -211,19 +211,20 @@ mod tests {
         let [pa, wa] = both(&[(1, 0, 0), (4, 0, 0), (4, 0, 1)]);
         let [pb, wb] = both(&[(0, 0, 5), (4, 0, 2), (9, 0, 0)]);
         let rows = |f: &Facts| f.iter().map(|(x, k)| (x[0], k)).collect::<Vec<_>>();
-        let by_row = vec![(0, 5), (1, 0), (4, 0), (4, 1), (4, 2), (9, 0)];
+        // By (row, round): the same whichever run goes first.
         let by_round = vec![(0, 5), (1, 0), (4, 0), (4, 1), (4, 2), (9, 0)];
+        for (a, b) in [(&pa, &pb), (&pb, &pa), (&wa, &wb), (&wb, &wa)] {
+            assert_eq!(rows(&a.clone().merge(b.clone(), false)), by_round);
+        }
+        // By row only: this one's facts before other's where rows are equal.
         let m = pa.clone().merge(pb.clone(), true);
         assert!(matches!(m, Facts::Pairs(_)));
-        assert_eq!(rows(&m), by_row);
-        assert_eq!(rows(&wa.clone().merge(wb.clone(), false)), by_round);
-        // Other's facts after this one's where rows are equal.
-        assert_eq!(
-            rows(&pb.clone().merge(pa.clone(), true)),
-            vec![(0, 5), (1, 0), (4, 2), (4, 0), (4, 1), (9, 0)]
-        );
+        assert_eq!(rows(&m), by_round);
+        let b_first = vec![(0, 5), (1, 0), (4, 2), (4, 0), (4, 1), (9, 0)];
+        assert_eq!(rows(&pb.clone().merge(pa.clone(), true)), b_first);
+        assert_eq!(rows(&wb.clone().merge(wa.clone(), true)), b_first);
         // Mixed widths widen; empty runs give way.
-        assert_eq!(rows(&pa.clone().merge(wb.clone(), true)), by_row);
+        assert_eq!(rows(&pa.clone().merge(wb.clone(), true)), by_round);
         assert_eq!(Facts::default().merge(pb.clone(), true), pb);
         let mut d = pb.merge(pa, true);
         d.dedup_rows();
