@@ -34,10 +34,8 @@
 //! loop can oscillate for ever (two peers placed with the same value lose it as a
 //! candidate and are unplaced in the next iteration, then placed again). Keeping
 //! placements is what `singles.dl`'s `.fixpoint` block does anyway (inflationary
-//! rounds). The differences that remain: `singles.dl` stops placing once a grid is
-//! broken (`!broken`), places nothing in a solved cell (`!solved_cell`) and takes two
-//! rounds per wave of placements (eliminations accumulate as facts), where the
-//! hand-written loop takes one iteration.
+//! rounds). The difference that remains: `singles.dl` stops placing once a grid is
+//! broken (`!broken`).
 //!
 //! The bench asserts that both hand-written runs leave the same number of cells
 //! placed in every state measured both ways, that both sudolog runs agree on placed

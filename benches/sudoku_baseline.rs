@@ -13,10 +13,11 @@
 //! has geometry as per-puzzle facts, `[i32; 8]` rows and an interpreted plan. The
 //! ratio says what the engine adds to differential dataflow, and the hand-written
 //! throughput bounds what any rule program on this substrate can reach.
-//! sudolog's side also does what search needs and the hand-written side skips: it
-//! detects contradictions (`broken`: a cell without candidates, which is also how two
-//! placements that clash show, or a value without a place) every round, and computes
-//! the status relations. A third
+//! sudolog's side runs as `solve --no-search` does, and so does what the
+//! hand-written side skips: it detects contradictions (`broken`: a cell without
+//! candidates, which is also how two placements that clash show, or a value without
+//! a place) every round, and computes each puzzle's status (not the search's choice:
+//! since session 20, a run without search does not compute it). A third
 //! line separates that from the engine's own cost: sudolog running
 //! `benches/singles_bare.dl`, the hand-written logic itself as rules (static
 //! geometry, no contradictions, no status), read as the hand-written side reads its
@@ -187,9 +188,10 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
 
 fn sudolog_engine(file: &str, limit: usize, workers: usize) -> (usize, Duration) {
     let program = from_files(&["datalog/singles.dl".to_string()]).expect("singles.dl checks");
+    // As `solve --no-search` runs it: no search choice is computed.
     let opts = Options {
         workers,
-        search: true,
+        search: false,
         batch: true,
         ..Default::default()
     };

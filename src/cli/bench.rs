@@ -207,7 +207,7 @@ fn solve(args: &BenchSolveArgs) -> Result<u8, CliError> {
     let opts = Options {
         workers: if shards > 1 { 1 } else { c.workers },
         timely_args: c.timely_args.clone(),
-        search: true,
+        search: !args.search.no_search,
         batch: true,
         ..Default::default()
     };

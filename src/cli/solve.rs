@@ -294,7 +294,8 @@ fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
     let opts = Options {
         workers: if shards > 1 { 1 } else { engine.workers },
         timely_args: engine.timely_args.clone(),
-        search: true,
+        // `--no-search` computes no choice: its rules are not rendered.
+        search: !args.search.no_search,
         explain: args.format == Format::Json || report == Report::Grade,
         // Every batch of search nodes is a fresh dataflow that only adds facts.
         batch: true,

@@ -434,6 +434,53 @@ mod tests {
         );
     }
 
+    /// A board that does not search computes no choice, and what it leaves open is
+    /// stalled: the same grid, rounds and status as a searching board's root, which
+    /// goes on to guess from its choice.
+    #[test]
+    fn a_board_without_search_computes_no_choice() {
+        use crate::sudoku::board::Options;
+        use crate::sudoku::rules::{builtin, Builtin};
+        let program = builtin(Builtin::Fast).unwrap();
+        // The first is stalled by the light rules, the second solved by them.
+        let text = "4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........\n\
+                    ..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..\n";
+        let run = |search: bool| {
+            let opts = Options {
+                workers: 1,
+                search,
+                batch: true,
+                ..Default::default()
+            };
+            let mut board = Board::new(program.clone(), &opts).unwrap();
+            assert_eq!(board.searches(), search);
+            let items = crate::sudoku::puzzle::parse_text("t", text);
+            let mode = Mode {
+                search: false,
+                ..Mode::default()
+            };
+            let out = solve_chunk(&mut board, items, mode).unwrap();
+            let out: Vec<Solved> = out.into_iter().map(Result::unwrap).collect();
+            (out, board)
+        };
+        let (without, board) = run(false);
+        assert_eq!(board.choice(0), None);
+        let (with, board) = run(true);
+        let outcomes: Vec<Outcome> = without.iter().map(|s| s.outcome).collect();
+        assert_eq!(outcomes, [Outcome::Stalled, Outcome::Solved]);
+        for (a, b) in without.iter().zip(&with) {
+            assert_eq!(
+                (a.outcome, &a.grid, a.rounds),
+                (b.outcome, &b.grid, b.rounds)
+            );
+        }
+        // The searching board's choice: an open cell of the stalled grid, with the
+        // candidates it would guess (at least two).
+        let (cell, values) = board.choice(0).expect("a stalled puzzle has a choice");
+        assert_eq!(with[0].grid.values[cell], 0);
+        assert!(values.len() >= 2, "{values:?}");
+    }
+
     #[test]
     fn rates_keep_two_digits_when_small() {
         assert_eq!(rate(0.143), "0.14");

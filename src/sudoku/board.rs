@@ -67,7 +67,9 @@ pub struct Options {
     pub eliminations: bool,
     /// Produce explain events.
     pub explain: bool,
-    /// Report the search choice.
+    /// Report the search choice (`choice_value`). Off, the rules' choice is not
+    /// computed at all (its strata are not rendered) and stalled puzzles stay
+    /// stalled: logic-only runs (`solve --no-search`) save its cost.
     pub search: bool,
     pub max_rounds: Option<u32>,
     /// The engine's batch rendering: faster, but only facts added (no edits, no
@@ -362,10 +364,18 @@ impl Board {
         Some(v)
     }
 
+    /// Whether the board reports the search's choice ([`Options::search`]).
+    pub fn searches(&self) -> bool {
+        self.rels
+            .choice_value
+            .is_some_and(|r| self.session.is_observed(r))
+    }
+
     /// The search's choice for one puzzle: the open cell with the fewest candidates
-    /// (lowest cell on ties) and its candidates, ascending.
+    /// (lowest cell on ties) and its candidates, ascending. None when the puzzle has
+    /// none, or the board does not search.
     pub fn choice(&self, p: Value) -> Option<(usize, Vec<u8>)> {
-        let r = self.rels.choice_value?;
+        let r = self.rels.choice_value.filter(|_| self.searches())?;
         let rows = self.session.rows_with_prefix(r, &[p]);
         let cell = rows.first()?.0[1] as usize;
         Some((cell, rows.iter().map(|(row, _)| row[2] as u8).collect()))

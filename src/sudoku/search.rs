@@ -132,8 +132,9 @@ pub(crate) enum Verdict {
     Invalid(View),
     Solved(View),
     Contradiction,
-    /// Cells open: the view, the chosen cell and its candidates.
-    Stalled(View, usize, Vec<u8>),
+    /// Cells open: the view, and the chosen cell and its candidates (None when the
+    /// board does not search: see [`Board::searches`]).
+    Stalled(View, Option<(usize, Vec<u8>)>),
 }
 
 impl Verdict {
@@ -148,8 +149,9 @@ impl Verdict {
             Status::Invalid => Verdict::Invalid(view),
             Status::Solved => Verdict::Solved(view),
             Status::Contradiction => Verdict::Contradiction,
+            Status::Stalled if !board.searches() => Verdict::Stalled(view, None),
             Status::Stalled => match board.choice(p) {
-                Some((cell, values)) => Verdict::Stalled(view, cell, values),
+                Some(choice) => Verdict::Stalled(view, Some(choice)),
                 // No open cell with candidates: a dead end.
                 None => Verdict::Contradiction,
             },
@@ -204,7 +206,7 @@ impl Tally {
             return Vec::new();
         }
         if node.depth == 0 {
-            if let Verdict::Invalid(v) | Verdict::Solved(v) | Verdict::Stalled(v, _, _) = &verdict {
+            if let Verdict::Invalid(v) | Verdict::Solved(v) | Verdict::Stalled(v, _) = &verdict {
                 self.root = Some(v.grid());
                 self.root_rounds = v.rounds;
             }
@@ -220,17 +222,18 @@ impl Tally {
                 self.solutions.sort_by(|a, b| a.0.cmp(&b.0));
                 self.solutions.truncate(2);
             }
-            Verdict::Stalled(v, cell, values) => {
-                if !self.mode.search {
-                    self.outcome = Some(Outcome::Stalled);
-                } else if self.mode.max_depth.is_some_and(|m| node.depth >= m) {
-                    self.limited = true;
-                } else {
+            // Without search (or a board that reports no choice) a stall is final.
+            Verdict::Stalled(v, choice) => match choice.filter(|_| self.mode.search) {
+                None => self.outcome = Some(Outcome::Stalled),
+                Some(_) if self.mode.max_depth.is_some_and(|m| node.depth >= m) => {
+                    self.limited = true
+                }
+                Some((cell, values)) => {
                     children = node.children(&Rc::new(v.grid()), cell, &values);
                     self.guesses += children.len() as u32;
                     self.open += children.len();
                 }
-            }
+            },
         }
         let enough = if self.mode.first { 1 } else { 2 };
         if self.outcome.is_none() && (self.found >= enough || self.open == 0) {
@@ -327,13 +330,13 @@ pub fn explain(
             say(l);
         }
         if node.depth == 0 {
-            if let Verdict::Invalid(v) | Verdict::Solved(v) | Verdict::Stalled(v, _, _) = &verdict {
+            if let Verdict::Invalid(v) | Verdict::Solved(v) | Verdict::Stalled(v, _) = &verdict {
                 root_view = Some(v.clone());
             }
         }
         let before = tally.found;
         let stalled = match &verdict {
-            Verdict::Stalled(v, c, vals) => Some((Rc::new(v.grid()), *c, vals.clone())),
+            Verdict::Stalled(v, Some((c, vals))) => Some((Rc::new(v.grid()), *c, vals.clone())),
             _ => None,
         };
         if let Verdict::Contradiction = verdict {
