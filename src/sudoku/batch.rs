@@ -282,7 +282,8 @@ pub enum Engines<'a, T> {
     /// One engine, built already (its workers may span processes).
     One(&'a mut Board),
     /// This many engines of their own, each built by `make` in a thread of its own
-    /// and passed to `finish` after its last puzzle (e.g. for its profile).
+    /// when it takes its first puzzle, and passed to `finish` after its last (e.g.
+    /// for its profile).
     Many {
         shards: usize,
         make: &'a (dyn Fn() -> Result<Board, String> + Sync),
@@ -295,8 +296,8 @@ pub enum Engines<'a, T> {
 /// of one worker each, sharing nothing, scale where one engine's workers exchange
 /// rows and agree on progress every round. `emit` still gets every result in input
 /// order; at most [`Limits::batch`] x 4 x shards puzzles are read ahead of the last
-/// result handed over. Out: what `finish` returned for each engine (none for
-/// [`Engines::One`]).
+/// result handed over. Out: what `finish` returned for each engine that took a
+/// puzzle (none for [`Engines::One`]).
 pub fn solve_sharded<T: Send>(
     engines: Engines<'_, T>,
     input: &mut dyn Iterator<Item = Item>,
@@ -338,7 +339,8 @@ pub fn solve_sharded<T: Send>(
             );
         }
         fed?;
-        outs.into_iter().collect()
+        let outs: Vec<Option<T>> = outs.into_iter().collect::<Result<_, _>>()?;
+        Ok(outs.into_iter().flatten().collect())
     })
 }
 
@@ -479,6 +481,54 @@ mod tests {
         let (cell, values) = board.choice(0).expect("a stalled puzzle has a choice");
         assert_eq!(with[0].grid.values[cell], 0);
         assert!(values.len() >= 2, "{values:?}");
+    }
+
+    /// Engines are built when they take a puzzle: four engines given one grid build
+    /// one dataflow, given none build nothing; every puzzle is still solved, in
+    /// input order.
+    #[test]
+    fn sharded_engines_are_built_for_puzzles_only() {
+        use crate::sudoku::board::Options;
+        use crate::sudoku::rules::{builtin, Builtin};
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let program = builtin(Builtin::Fast).unwrap();
+        let built = AtomicUsize::new(0);
+        let make = || {
+            built.fetch_add(1, Ordering::SeqCst);
+            let opts = Options {
+                workers: 1,
+                search: true,
+                batch: true,
+                ..Default::default()
+            };
+            Board::new(program.clone(), &opts)
+        };
+        let finish = |_: &mut Board| Ok(());
+        let euler =
+            "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..";
+        for (text, engines) in [(String::new(), 0), (format!("{euler}\n"), 1)] {
+            built.store(0, Ordering::SeqCst);
+            let mut input = crate::sudoku::puzzle::parse_text("t", &text).into_iter();
+            let mut got = Vec::new();
+            let engines_out = solve_sharded(
+                Engines::Many {
+                    shards: 4,
+                    make: &make,
+                    finish: &finish,
+                },
+                &mut input,
+                Mode::default(),
+                Limits::default(),
+                &mut |r| {
+                    got.push(r.map_err(|e| e.to_string())?.outcome);
+                    Ok(())
+                },
+            )
+            .unwrap();
+            assert_eq!(built.load(Ordering::SeqCst), engines, "{text:?}");
+            assert_eq!(engines_out.len(), engines);
+            assert_eq!(got, vec![Outcome::Solved; engines]);
+        }
     }
 
     #[test]

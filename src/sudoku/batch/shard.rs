@@ -69,7 +69,9 @@ impl Queue {
 }
 
 /// One engine: puzzles from `queue` until it is closed, each result sent with
-/// its number; then `finish`. A failure stops the whole run.
+/// its number; then `finish`. The engine is built when it takes its first puzzle:
+/// one that gets none (a file of one grid, with an engine per core) costs nothing
+/// and returns None. A failure stops the whole run.
 pub(super) fn run<T>(
     make: &(dyn Fn() -> Result<Board, String> + Sync),
     finish: &(dyn Fn(&mut Board) -> Result<T, String> + Sync),
@@ -77,17 +79,23 @@ pub(super) fn run<T>(
     done: Sender<Done>,
     mode: Mode,
     limits: Limits,
-) -> Result<T, String> {
+) -> Result<Option<T>, String> {
     // A panic (a bug) fails the run like an error, so no result is waited for
     // in vain.
     let solved = catch_unwind(AssertUnwindSafe(|| {
+        let Some(first) = queue.take(true) else {
+            return Ok(None);
+        };
         let mut board = make()?;
         // The numbers of this engine's puzzles in flight, in the order taken:
         // solve_stream hands results over in that order.
         let taken = std::cell::RefCell::new(VecDeque::new());
+        let mut first = Some(first);
         let mut input = std::iter::from_fn(|| {
-            let idle = taken.borrow().is_empty();
-            let (seq, p) = queue.take(idle)?;
+            let (seq, p) = match first.take() {
+                Some(next) => next,
+                None => queue.take(taken.borrow().is_empty())?,
+            };
             taken.borrow_mut().push_back(seq);
             Some(Ok(p))
         });
@@ -98,7 +106,7 @@ pub(super) fn run<T>(
             }
             done.send(Ok((seq, r))).map_err(|_| "stopped".to_string())
         })?;
-        finish(&mut board)
+        finish(&mut board).map(Some)
     }))
     .unwrap_or_else(|_| Err("internal error: a solving thread panicked".into()));
     if let Err(e) = &solved {
