@@ -16,8 +16,8 @@
 //! sudolog's side runs as `solve --no-search` does, and so does what the
 //! hand-written side skips: it detects contradictions (`broken`: a cell without
 //! candidates, which is also how two placements that clash show, or a value without
-//! a place) every round, and computes each puzzle's status (not the search's choice:
-//! since session 20, a run without search does not compute it). A third
+//! a place) every round, and computes each puzzle's status (not the search's
+//! choice, which a run without search does not compute). A third
 //! line separates that from the engine's own cost: sudolog running
 //! `benches/singles_bare.dl`, the hand-written logic itself as rules (static
 //! geometry, no contradictions, no status), read as the hand-written side reads its

@@ -418,6 +418,12 @@ pub(crate) fn rate(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sudoku::board::Options;
+    use crate::sudoku::rules::{builtin, Builtin};
+
+    /// Project Euler's first grid: the light rules solve it.
+    const EULER: &str =
+        "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..";
 
     #[test]
     fn summary_line_counts_by_outcome() {
@@ -441,12 +447,11 @@ mod tests {
     /// goes on to guess from its choice.
     #[test]
     fn a_board_without_search_computes_no_choice() {
-        use crate::sudoku::board::Options;
-        use crate::sudoku::rules::{builtin, Builtin};
         let program = builtin(Builtin::Fast).unwrap();
         // The first is stalled by the light rules, the second solved by them.
-        let text = "4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........\n\
-                    ..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..\n";
+        let text = format!(
+            "4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........\n{EULER}\n"
+        );
         let run = |search: bool| {
             let opts = Options {
                 workers: 1,
@@ -456,7 +461,7 @@ mod tests {
             };
             let mut board = Board::new(program.clone(), &opts).unwrap();
             assert_eq!(board.searches(), search);
-            let items = crate::sudoku::puzzle::parse_text("t", text);
+            let items = crate::sudoku::puzzle::parse_text("t", &text);
             let mode = Mode {
                 search: false,
                 ..Mode::default()
@@ -488,8 +493,6 @@ mod tests {
     /// input order.
     #[test]
     fn sharded_engines_are_built_for_puzzles_only() {
-        use crate::sudoku::board::Options;
-        use crate::sudoku::rules::{builtin, Builtin};
         use std::sync::atomic::{AtomicUsize, Ordering};
         let program = builtin(Builtin::Fast).unwrap();
         let built = AtomicUsize::new(0);
@@ -504,9 +507,7 @@ mod tests {
             Board::new(program.clone(), &opts)
         };
         let finish = |_: &mut Board| Ok(());
-        let euler =
-            "..3.2.6..9..3.5..1..18.64....81.29..7.......8..67.82....26.95..8..2.3..9..5.1.3..";
-        for (text, engines) in [(String::new(), 0), (format!("{euler}\n"), 1)] {
+        for (text, engines) in [(String::new(), 0), (format!("{EULER}\n"), 1)] {
             built.store(0, Ordering::SeqCst);
             let mut input = crate::sudoku::puzzle::parse_text("t", &text).into_iter();
             let mut got = Vec::new();

@@ -366,16 +366,21 @@ impl Board {
 
     /// Whether the board reports the search's choice ([`Options::search`]).
     pub fn searches(&self) -> bool {
+        self.choice_rel().is_some()
+    }
+
+    /// `choice_value`, when the program defines it and the board observes it.
+    fn choice_rel(&self) -> Option<RelId> {
         self.rels
             .choice_value
-            .is_some_and(|r| self.session.is_observed(r))
+            .filter(|&r| self.session.is_observed(r))
     }
 
     /// The search's choice for one puzzle: the open cell with the fewest candidates
     /// (lowest cell on ties) and its candidates, ascending. None when the puzzle has
     /// none, or the board does not search.
     pub fn choice(&self, p: Value) -> Option<(usize, Vec<u8>)> {
-        let r = self.rels.choice_value.filter(|_| self.searches())?;
+        let r = self.choice_rel()?;
         let rows = self.session.rows_with_prefix(r, &[p]);
         let cell = rows.first()?.0[1] as usize;
         Some((cell, rows.iter().map(|(row, _)| row[2] as u8).collect()))

@@ -92,10 +92,9 @@ pub(super) fn run<T>(
         let taken = std::cell::RefCell::new(VecDeque::new());
         let mut first = Some(first);
         let mut input = std::iter::from_fn(|| {
-            let (seq, p) = match first.take() {
-                Some(next) => next,
-                None => queue.take(taken.borrow().is_empty())?,
-            };
+            let (seq, p) = first
+                .take()
+                .or_else(|| queue.take(taken.borrow().is_empty()))?;
             taken.borrow_mut().push_back(seq);
             Some(Ok(p))
         });
