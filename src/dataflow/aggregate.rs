@@ -14,6 +14,12 @@
 //! candidate(p, c, _), n = count : { candidate(p, c, _) }`), every group asked for
 //! has rows and every group with rows is asked for: the rows are counted with no
 //! markers at all.
+//!
+//! A count that defines a view whose groups of one row a rule reads
+//! ([`crate::plan::Source::Lone`]) also hands those rows on: where time is totally
+//! ordered it carries, beside each row's weight, the row's one column outside the
+//! group (a pair of weights), so a group counted 1 holds that column in its sum;
+//! elsewhere the groups counted 1 are joined back to the relation.
 
 use differential_dataflow::{ExchangeData, VecCollection as Collection};
 
@@ -38,6 +44,8 @@ pub struct AggSpec<'a> {
     pub target: &'a Option<SExpr>,
     pub body_group: &'a [usize],
     pub body_set: bool,
+    /// The view whose singles the count hands on, in [`Env::lone`].
+    pub lone: Option<RelId>,
 }
 
 /// A pipeline's scan: the rows of `rel` that pass `filter`, projected by `out`.
@@ -160,7 +168,8 @@ where
 }
 
 /// The body read straight from its relation; a group's marker decides whether it is
-/// reported (groups need not be distinct).
+/// reported (groups need not be distinct). A count asked for its singles
+/// (`spec.lone`) registers them in `env.lone`.
 fn direct<'s, T: Time, const W: usize>(
     env: &mut Env<'s, T, W>,
     groups: Collection<'s, T, Wide<W>>,
@@ -171,22 +180,95 @@ where
     Wide<W>: ExchangeData,
 {
     let rel = env.rels[&d.rel].clone();
-    if spec.func == AggFunc::Count && d.groups_are_its_own(spec) {
+    let own = spec.func == AggFunc::Count && d.groups_are_its_own(spec);
+    // What a join back to the relation needs, when the count hands on its singles.
+    let (probe, key_cols, counted) = (d.probe.clone(), d.key_cols.clone(), d.rel);
+    if let (Some(view), true) = (spec.lone, T::TOTAL) {
+        let arity = env.arities[d.rel];
+        let (counts, singles) = count_with_singles(rel, groups, d, own, arity);
+        env.lone.insert(view, singles);
+        return counts;
+    }
+    let counts = if own {
         // No markers: a running count of the rows where time is totally ordered, a
         // reduce's count elsewhere.
         let keys = rel.flat_map(move |r| d.apply(&r).map(|(g, _)| g));
         let counts = T::count_keys(keys.clone()).unwrap_or_else(|| keys.count());
-        return counts.map(|(g, n)| (g, row(&[n as Value])));
-    }
-    if spec.func == AggFunc::Count && T::TOTAL {
+        counts.map(|(g, n)| (g, row(&[n as Value])))
+    } else if spec.func == AggFunc::Count && T::TOTAL {
         // A running count of weights (no history replay, no output trace).
         let keys = rel.flat_map(move |r| d.apply(&r).map(|(g, _)| g));
         let marks = groups.explode(|g| Some((g, MARK)));
         let counts = T::count_keys(keys.concat(marks)).expect("time is totally ordered");
-        return counts.flat_map(|(g, n)| (n >= MARK).then(|| (g, row(&[(n % MARK) as Value]))));
+        counts.flat_map(|(g, n)| (n >= MARK).then(|| (g, row(&[(n % MARK) as Value]))))
+    } else {
+        let keyed = rel.flat_map(move |r| d.apply(&r).map(|(g, b)| (g, Some(b))));
+        reduce_values(keyed.concat(groups.map(|g| (g, None))), spec)
+    };
+    if let Some(view) = spec.lone {
+        // Partially ordered time: the groups counted 1, joined back to the relation.
+        let ones = counts
+            .clone()
+            .flat_map(move |(g, n)| (n[0] == 1).then(|| (build(&probe, &g, &[]), ())));
+        let arr = env.rows_pub(counted, &key_cols);
+        env.lone
+            .insert(view, ones.join_core(arr, |_k, &(), r| Some(*r)));
     }
-    let keyed = rel.flat_map(move |r| d.apply(&r).map(|(g, b)| (g, Some(b))));
-    reduce_values(keyed.concat(groups.map(|g| (g, None))), spec)
+    counts
+}
+
+/// A count whose weights carry, beside each row's 1, its one column outside the
+/// group (`rel` has `arity` columns: the group's and that one), where time is
+/// totally ordered. Out: each reported group's count, and the rows of `rel` alone in
+/// their group (the sum of a group of one row is that row's column). `own`: the
+/// groups are the relation's own (no markers).
+fn count_with_singles<'s, T: Time, const W: usize>(
+    rel: Collection<'s, T, Wide<W>>,
+    groups: Collection<'s, T, Wide<W>>,
+    d: Direct,
+    own: bool,
+    arity: usize,
+) -> (
+    Collection<'s, T, (Wide<W>, Wide<W>)>,
+    Collection<'s, T, Wide<W>>,
+)
+where
+    Wide<W>: ExchangeData,
+{
+    let extra = (0..arity)
+        .find(|c| !d.key_cols.contains(c))
+        .expect("the counted relation has one column outside the group");
+    let (probe, key_cols) = (d.probe.clone(), d.key_cols.clone());
+    let weighted = rel.explode(move |r| d.apply(&r).map(|(g, _)| (g, (1isize, r[extra] as isize))));
+    // A group's marker weighs MARK (no row's column is counted with it).
+    let (weighted, mark) = if own {
+        (weighted, 1)
+    } else {
+        (
+            weighted.concat(groups.explode(|g| Some((g, (MARK, 0isize))))),
+            MARK,
+        )
+    };
+    let sums = T::count_keys(weighted).expect("time is totally ordered");
+    // With markers, a group is reported when its weight reaches MARK (`n % MARK`
+    // rows); without, every group counted has rows.
+    let reported = move |n: isize| (n >= mark).then(|| if own { n } else { n % MARK });
+    let counts = sums
+        .clone()
+        .flat_map(move |(g, (n, _))| reported(n).map(|k| (g, row(&[k as Value]))));
+    let singles = sums.flat_map(move |(g, (n, sum))| {
+        (reported(n) == Some(1)).then(|| {
+            let mut r = [0; W];
+            for (p, &c) in probe.iter().zip(&key_cols) {
+                if let Pick::Slot(j) = p {
+                    r[c] = g[*j];
+                }
+            }
+            r[extra] = sum as Value;
+            r
+        })
+    });
+    (counts, singles)
 }
 
 /// The body fed the distinct groups (a join per body atom), then counted or reduced.

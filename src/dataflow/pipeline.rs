@@ -65,6 +65,9 @@ pub struct Env<'s, T: Time, const W: usize> {
     pub profile: Option<ProfileCell>,
     /// The program's symbol names, for filters that order symbols by their text.
     pub symbols: Symbols,
+    /// Each count view's groups of one row, as rows of the counted relation
+    /// ([`Source::Lone`]).
+    pub lone: HashMap<RelId, Collection<'s, T, Wide<W>>>,
 }
 
 impl<'s, T: Time, const W: usize> Env<'s, T, W>
@@ -87,6 +90,7 @@ where
             unit,
             profile,
             symbols,
+            lone: HashMap::new(),
         }
     }
 
@@ -313,6 +317,13 @@ where
         }
         Source::Unit => env.unit.clone(),
         Source::Given => given.expect("a Given source gets rows"),
+        Source::Lone { count, out, .. } => {
+            pending.0.push(Stage::Scan(Default::default(), out.clone()));
+            env.lone
+                .get(count)
+                .expect("a count is rendered before its singles are read")
+                .clone()
+        }
     });
     for (i, (step, stage)) in p.steps.iter().zip(&stages).enumerate() {
         let width = p.layouts.get(i).map(|l| l.len()).unwrap_or(usize::MAX);
@@ -455,6 +466,7 @@ where
         out,
         body_group,
         body_set,
+        lone,
     } = step
     else {
         unreachable!("render_aggregate renders aggregates")
@@ -474,6 +486,7 @@ where
         target,
         body_group,
         body_set: *body_set,
+        lone: *lone,
     };
     let values = aggregate_groups(env, rows.clone(), &spec, whole);
     let out = out.clone();

@@ -296,8 +296,10 @@ impl<const W: usize> Feed for Inputs<W> {
 }
 
 fn reads(p: &Pipeline, out: &mut Vec<RelId>) {
-    if let Source::Scan { rel, .. } = &p.source {
-        out.push(*rel);
+    match &p.source {
+        Source::Scan { rel, .. } => out.push(*rel),
+        Source::Lone { count, rel, .. } => out.extend([*count, *rel]),
+        Source::Unit | Source::Given => {}
     }
     for s in &p.steps {
         match s {

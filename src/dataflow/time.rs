@@ -17,6 +17,7 @@
 
 use std::hash::Hash;
 
+use differential_dataflow::difference::Semigroup;
 use differential_dataflow::hashable::Hashable;
 use differential_dataflow::lattice::Lattice;
 use differential_dataflow::operators::{CountTotal, ThresholdTotal};
@@ -59,11 +60,12 @@ pub trait Time: Timestamp + Lattice + Ord + Refines<Epoch> {
         c: Collection<'s, Self, (K, V)>,
         distinct: bool,
     ) -> Option<Collection<'s, Self, (K, isize)>>;
-    /// Each key's total weight, as it changes, where time is totally ordered
+    /// Each key's total weight (any semigroup: several weights carried side by side),
+    /// as it changes, where time is totally ordered
     /// (`count_total`); `None`, with nothing built, where it is only partially ordered.
-    fn count_keys<'s, K: ExchangeData + Hashable>(
-        c: Collection<'s, Self, K>,
-    ) -> Option<Collection<'s, Self, (K, isize)>>;
+    fn count_keys<'s, K: ExchangeData + Hashable, R: ExchangeData + Semigroup>(
+        c: Collection<'s, Self, K, R>,
+    ) -> Option<Collection<'s, Self, (K, R)>>;
 }
 
 fn count_distinct_total<'s, T, K, V>(
@@ -103,9 +105,9 @@ impl Time for Epoch {
     ) -> Option<Collection<'s, Self, (K, isize)>> {
         count_distinct_total(c, distinct)
     }
-    fn count_keys<'s, K: ExchangeData + Hashable>(
-        c: Collection<'s, Self, K>,
-    ) -> Option<Collection<'s, Self, (K, isize)>> {
+    fn count_keys<'s, K: ExchangeData + Hashable, R: ExchangeData + Semigroup>(
+        c: Collection<'s, Self, K, R>,
+    ) -> Option<Collection<'s, Self, (K, R)>> {
         Some(c.count_total())
     }
 }
@@ -126,9 +128,9 @@ impl Time for Product<Epoch, u32> {
     ) -> Option<Collection<'s, Self, (K, isize)>> {
         None
     }
-    fn count_keys<'s, K: ExchangeData + Hashable>(
-        _c: Collection<'s, Self, K>,
-    ) -> Option<Collection<'s, Self, (K, isize)>> {
+    fn count_keys<'s, K: ExchangeData + Hashable, R: ExchangeData + Semigroup>(
+        _c: Collection<'s, Self, K, R>,
+    ) -> Option<Collection<'s, Self, (K, R)>> {
         None
     }
 }
@@ -156,9 +158,9 @@ impl Time for (Epoch, u32) {
     ) -> Option<Collection<'s, Self, (K, isize)>> {
         count_distinct_total(c, distinct)
     }
-    fn count_keys<'s, K: ExchangeData + Hashable>(
-        c: Collection<'s, Self, K>,
-    ) -> Option<Collection<'s, Self, (K, isize)>> {
+    fn count_keys<'s, K: ExchangeData + Hashable, R: ExchangeData + Semigroup>(
+        c: Collection<'s, Self, K, R>,
+    ) -> Option<Collection<'s, Self, (K, R)>> {
         Some(c.count_total())
     }
 }

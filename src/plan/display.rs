@@ -84,6 +84,15 @@ fn pipeline(out: &mut String, p: &Pipeline, prog: &Program, rule: &Rule, indent:
         Source::Given => {
             let _ = writeln!(out, "{indent}for each group ({})", names(0).join(", "));
         }
+        Source::Lone { count, rel: r, .. } => {
+            let _ = writeln!(
+                out,
+                "{indent}scan {} alone in its {} group (count 1, from the count) -> ({})",
+                rel(*r),
+                rel(*count),
+                names(0).join(", ")
+            );
+        }
     }
     for (i, s) in p.steps.iter().enumerate() {
         let slots = names(i);
@@ -140,6 +149,7 @@ fn pipeline(out: &mut String, p: &Pipeline, prog: &Program, rule: &Rule, indent:
                 body,
                 target,
                 bound,
+                lone,
                 ..
             } => {
                 let g: Vec<String> = group.iter().map(|&s| slots[s].clone()).collect();
@@ -161,6 +171,9 @@ fn pipeline(out: &mut String, p: &Pipeline, prog: &Program, rule: &Rule, indent:
                     g.join(", ")
                 );
                 pipeline(out, body, prog, rule, &format!("{indent}    "));
+                if lone.is_some() {
+                    let _ = writeln!(out, "{indent}    (and hands on the groups of one row)");
+                }
                 if let Some(b) = bound {
                     let _ = writeln!(out, "{indent}filter {} = {f}", slots[*b]);
                 }

@@ -10,6 +10,7 @@
 //! `sudolog check` prints it.
 
 mod display;
+mod lone;
 
 use std::collections::BTreeSet;
 
@@ -59,6 +60,15 @@ pub enum Source {
     Unit,
     /// The rows handed in (the group bindings of an aggregate).
     Given,
+    /// The rows of `rel` alone in their group of the count view `count`: what a scan
+    /// of `count` with the value 1, joined back to `rel` on the group, finds (see
+    /// [`lone`]). Projected by `out` (`Pick::Col`: columns of `rel`). The count's
+    /// aggregate hands them on ([`Step::Aggregate`]'s `lone`), so no join is built.
+    Lone {
+        count: RelId,
+        rel: RelId,
+        out: Vec<Pick>,
+    },
 }
 
 /// Conditions on a relation's own row: constant columns and repeated variables.
@@ -122,6 +132,9 @@ pub enum Step {
         /// The body keeps every variable of its atoms, so (relations being sets) a
         /// set of groups gives a set of body rows: a count needs no deduplication.
         body_set: bool,
+        /// Set on the count that defines the view `count` when a rule reads its groups
+        /// of one row ([`Source::Lone`]): the aggregate also hands those rows on.
+        lone: Option<RelId>,
     },
 }
 
@@ -297,6 +310,9 @@ pub fn plan(program: &Program, explain: bool) -> Result<Plan, Vec<Diagnostic>> {
                 });
             }
         }
+    }
+    for s in &mut strata {
+        lone::fuse(program, s);
     }
     if errors.is_empty() {
         Ok(Plan { strata, explain })
@@ -746,6 +762,7 @@ fn plan_pipeline(
                     out,
                     body_group,
                     body_set,
+                    lone: None,
                 });
                 layout = keep_now;
             }
