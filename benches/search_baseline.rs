@@ -21,7 +21,8 @@
 //! the loop and entered, rows as small tuples, placements that only accumulate,
 //! empty cells and values without a place found by markers every round (a node in a
 //! contradiction places nothing more: without that gate the search ran 1.26x
-//! slower), and the choice of cell computed once, after the loop. The hand-written
+//! slower), singles read from their counts (each row's last column carried beside
+//! its weight), and the choice of cell computed once, after the loop. The hand-written
 //! rate bounds what a rule program doing singles and search reaches on this
 //! substrate with one row per candidate.
 
@@ -61,8 +62,6 @@ use common::strikes::strikes;
 const BATCH: usize = 96;
 /// Open nodes (and puzzles in flight) before the search turns depth first.
 const FRONTIER: usize = 4096;
-/// The marker of a (group, value) among its places (cells are 0..81).
-const NO_CELL: u8 = u8::MAX;
 
 type Cells = [u8; 81];
 
@@ -152,8 +151,7 @@ fn search_dataflow<'s>(
     // Markers: every cell and every (group, value) of a node, so that counts and
     // reductions inside the loop see the empty ones too.
     let cell_marks = cells.map(|(pc, ())| pc);
-    let gv_marks =
-        ids.flat_map(|p| (0..27u8).flat_map(move |g| (1..=9u8).map(move |v| ((p, g, v), NO_CELL))));
+    let gv_marks = ids.flat_map(|p| (0..27u8).flat_map(move |g| (1..=9u8).map(move |v| (p, g, v))));
     let (placed, cand, broken) = scope.scoped::<(u32, u32), _, _>("Search", |inner| {
         let (var, placed) = VecVariable::new(inner, (0, 1));
         let Round { next, cand, broken } = singles(
@@ -197,46 +195,40 @@ fn singles<'s>(
     given: Inner<'s, (u32, u8, u8)>,
     open: Inner<'s, ((u32, u8, u8), ())>,
     cell_marks: Inner<'s, (u32, u8)>,
-    gv_marks: Inner<'s, ((u32, u8, u8), u8)>,
+    gv_marks: Inner<'s, (u32, u8, u8)>,
     peer: Entered<'s>,
     member: Entered<'s>,
 ) -> Round<'s> {
     let elim = strikes(placed.clone(), peer);
     let cand = open.antijoin(elim).map(|(pcv, ())| pcv);
-    // Each cell's candidates, plus its marker: 1 is an empty cell.
+    // Each cell's candidates, plus its marker: 1 is an empty cell, 2 a cell with one
+    // candidate. Each candidate's value is carried beside its weight (a pair of
+    // weights, `count_total`), so a cell counted 2 holds its one value: no join back
+    // to the candidates (sudolog's counts do the same for the rules that read their
+    // singles).
     let counts = cand
         .clone()
-        .map(|(p, c, _)| (p, c))
-        .concat(cell_marks)
+        .explode(|(p, c, v)| Some(((p, c), (1isize, v as isize))))
+        .concat(cell_marks.explode(|pc| Some((pc, (1isize, 0isize)))))
         .count_total();
     let naked = counts
         .clone()
-        .filter(|(_, n)| *n == 2)
-        .map(|(pc, _)| (pc, ()))
-        .join_map(
-            cand.clone().map(|(p, c, v)| ((p, c), v)),
-            |&(p, c), (), &v| (p, c, v),
-        );
-    let empty = counts.filter(|(_, n)| *n == 1).map(|((p, _), _)| p);
-    // Each (group, value)'s places, plus its marker: the one place left, or the
-    // marker alone when there is none.
+        .flat_map(|((p, c), (n, v))| (n == 2).then_some((p, c, v as u8)));
+    let empty = counts.filter(|(_, (n, _))| *n == 1).map(|((p, _), _)| p);
+    // Each (group, value)'s places, plus its marker, each place's cell carried the
+    // same way: 1 is a value without a place, 2 a value with one place left.
     let places = cand
         .clone()
         .map(|(p, c, v)| (c, (p, v)))
         .join_core(member, |&c, &(p, v), &g| Some(((p, g, v), c)))
-        .concat(gv_marks)
-        .reduce(|_k, input, output| match input {
-            [(&NO_CELL, _)] => output.push((NO_CELL, 1)),
-            [(&c, _), (&NO_CELL, _)] => output.push((c, 1)),
-            _ => {}
-        });
+        .explode(|(k, c)| Some((k, (1isize, c as isize))))
+        .concat(gv_marks.explode(|k| Some((k, (1isize, 0isize)))))
+        .count_total();
     let no_place = places
         .clone()
-        .filter(|(_, c)| *c == NO_CELL)
+        .filter(|(_, (n, _))| *n == 1)
         .map(|((p, _, _), _)| p);
-    let hidden = places
-        .filter(|(_, c)| *c != NO_CELL)
-        .map(|((p, _g, v), c)| (p, c, v));
+    let hidden = places.flat_map(|((p, _g, v), (n, c))| (n == 2).then_some((p, c as u8, v)));
     // A node in a contradiction places nothing more (its search ends there).
     let broken = empty.concat(no_place).distinct_total();
     let singles = naked

@@ -104,27 +104,24 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
                         // A placed value leaves its peers and the other values its cell.
                         let elim = strikes(placed, peer);
                         let cand = open.antijoin(elim).map(|(pcv, ())| pcv);
+                        // The singles count their rows with each row's last column
+                        // carried beside its weight (a pair of weights, `count_total`):
+                        // a count of 1 holds that row's column, so neither needs a join
+                        // back to the candidates nor a `reduce` (sudolog's counts do
+                        // the same for rules that read their singles).
                         // Naked single: one candidate left in a cell.
                         let naked = cand
                             .clone()
-                            .map(|(p, c, _)| (p, c))
+                            .explode(|(p, c, v)| Some(((p, c), (1isize, v as isize))))
                             .count_total()
-                            .filter(|(_, n)| *n == 1)
-                            .map(|(pc, _)| (pc, ()))
-                            .join_map(
-                                cand.clone().map(|(p, c, v)| ((p, c), v)),
-                                |&(p, c), (), &v| (p, c, v),
-                            );
+                            .flat_map(|((p, c), (n, v))| (n == 1).then_some((p, c, v as u8)));
                         // Hidden single: one place left for a value in a group.
                         let hidden = cand
                             .map(|(p, c, v)| (c, (p, v)))
                             .join_core(member, |&c, &(p, v), &g| Some(((p, g, v), c)))
-                            .reduce(|_k, input, output| {
-                                if input.len() == 1 && input[0].1 > 0 {
-                                    output.push((*input[0].0, 1));
-                                }
-                            })
-                            .map(|((p, _g, v), c)| (p, c, v));
+                            .explode(|(pgv, c)| Some((pgv, (1isize, c as isize))))
+                            .count_total()
+                            .flat_map(|((p, _g, v), (n, c))| (n == 1).then_some((p, c as u8, v)));
                         let next = naked
                             .concat(hidden)
                             .map(|pcv| (pcv, ()))
