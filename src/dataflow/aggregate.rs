@@ -19,7 +19,8 @@
 //! ([`crate::plan::Source::Lone`]) also hands those rows on: where time is totally
 //! ordered it carries, beside each row's weight, the row's one column outside the
 //! group (a pair of weights), so a group counted 1 holds that column in its sum;
-//! elsewhere the groups counted 1 are joined back to the relation.
+//! elsewhere one reduce per group yields its count and, for a count of 1, that
+//! column.
 
 use differential_dataflow::{ExchangeData, VecCollection as Collection};
 
@@ -181,40 +182,98 @@ where
 {
     let rel = env.rels[&d.rel].clone();
     let own = spec.func == AggFunc::Count && d.groups_are_its_own(spec);
-    // What a join back to the relation needs, when the count hands on its singles.
-    let (probe, key_cols, counted) = (d.probe.clone(), d.key_cols.clone(), d.rel);
-    if let (Some(view), true) = (spec.lone, T::TOTAL) {
+    if let Some(view) = spec.lone {
         let arity = env.arities[d.rel];
-        let (counts, singles) = count_with_singles(rel, groups, d, own, arity);
+        let (counts, singles) = if T::TOTAL {
+            count_with_singles(rel, groups, d, own, arity)
+        } else {
+            reduce_with_singles(rel, groups, d, own, arity)
+        };
         env.lone.insert(view, singles);
         return counts;
     }
-    let counts = if own {
+    if own {
         // No markers: a running count of the rows where time is totally ordered, a
         // reduce's count elsewhere.
         let keys = rel.flat_map(move |r| d.apply(&r).map(|(g, _)| g));
         let counts = T::count_keys(keys.clone()).unwrap_or_else(|| keys.count());
-        counts.map(|(g, n)| (g, row(&[n as Value])))
-    } else if spec.func == AggFunc::Count && T::TOTAL {
+        return counts.map(|(g, n)| (g, row(&[n as Value])));
+    }
+    if spec.func == AggFunc::Count && T::TOTAL {
         // A running count of weights (no history replay, no output trace).
         let keys = rel.flat_map(move |r| d.apply(&r).map(|(g, _)| g));
         let marks = groups.explode(|g| Some((g, MARK)));
         let counts = T::count_keys(keys.concat(marks)).expect("time is totally ordered");
-        counts.flat_map(|(g, n)| (n >= MARK).then(|| (g, row(&[(n % MARK) as Value]))))
-    } else {
-        let keyed = rel.flat_map(move |r| d.apply(&r).map(|(g, b)| (g, Some(b))));
-        reduce_values(keyed.concat(groups.map(|g| (g, None))), spec)
-    };
-    if let Some(view) = spec.lone {
-        // Partially ordered time: the groups counted 1, joined back to the relation.
-        let ones = counts
-            .clone()
-            .flat_map(move |(g, n)| (n[0] == 1).then(|| (build(&probe, &g, &[]), ())));
-        let arr = env.rows_pub(counted, &key_cols);
-        env.lone
-            .insert(view, ones.join_core(arr, |_k, &(), r| Some(*r)));
+        return counts.flat_map(|(g, n)| (n >= MARK).then(|| (g, row(&[(n % MARK) as Value]))));
     }
-    counts
+    let keyed = rel.flat_map(move |r| d.apply(&r).map(|(g, b)| (g, Some(b))));
+    reduce_values(keyed.concat(groups.map(|g| (g, None))), spec)
+}
+
+/// The counted relation's one column outside the group, and a row of the relation
+/// from a group and that column's value.
+fn single_row<const W: usize>(
+    d: &Direct,
+    arity: usize,
+) -> (usize, impl Fn(&Wide<W>, Value) -> Wide<W>) {
+    let extra = (0..arity)
+        .find(|c| !d.key_cols.contains(c))
+        .expect("the counted relation has one column outside the group");
+    let (probe, key_cols) = (d.probe.clone(), d.key_cols.clone());
+    let build = move |g: &Wide<W>, x: Value| {
+        let mut r = [0; W];
+        for (p, &c) in probe.iter().zip(&key_cols) {
+            if let Pick::Slot(j) = p {
+                r[c] = g[*j];
+            }
+        }
+        r[extra] = x;
+        r
+    };
+    (extra, build)
+}
+
+/// [`count_with_singles`] where time is only partially ordered: one reduce per
+/// group yields its count and, for a count of 1, its row's column outside the group.
+fn reduce_with_singles<'s, T: Time, const W: usize>(
+    rel: Collection<'s, T, Wide<W>>,
+    groups: Collection<'s, T, Wide<W>>,
+    d: Direct,
+    own: bool,
+    arity: usize,
+) -> (
+    Collection<'s, T, (Wide<W>, Wide<W>)>,
+    Collection<'s, T, Wide<W>>,
+)
+where
+    Wide<W>: ExchangeData,
+{
+    let (extra, single) = single_row::<W>(&d, arity);
+    let keyed = rel.flat_map(move |r| d.apply(&r).map(|(g, _)| (g, Some(r[extra]))));
+    // Without markers every group with rows is reported.
+    let keyed = if own {
+        keyed
+    } else {
+        keyed.concat(groups.map(|g| (g, None)))
+    };
+    let counted = keyed.reduce_named(
+        "CountSingles",
+        move |_k, input: &[(&Option<Value>, Diff)], output| {
+            if !own && !input.iter().any(|(v, d)| v.is_none() && *d > 0) {
+                return; // rows of a group that is not asked for
+            }
+            let mut rows = input.iter().filter(|(v, d)| v.is_some() && *d > 0);
+            let n = rows.clone().count();
+            let one = match (n, rows.next()) {
+                (1, Some((v, _))) => v.unwrap_or(0),
+                _ => 0,
+            };
+            output.push(((n as Value, one), 1));
+        },
+    );
+    let counts = counted.clone().map(|(g, (n, _))| (g, row(&[n])));
+    let singles = counted.flat_map(move |(g, (n, x))| (n == 1).then(|| single(&g, x)));
+    (counts, singles)
 }
 
 /// A count whose weights carry, beside each row's 1, its one column outside the
@@ -235,10 +294,7 @@ fn count_with_singles<'s, T: Time, const W: usize>(
 where
     Wide<W>: ExchangeData,
 {
-    let extra = (0..arity)
-        .find(|c| !d.key_cols.contains(c))
-        .expect("the counted relation has one column outside the group");
-    let (probe, key_cols) = (d.probe.clone(), d.key_cols.clone());
+    let (extra, single) = single_row::<W>(&d, arity);
     let weighted = rel.explode(move |r| d.apply(&r).map(|(g, _)| (g, (1isize, r[extra] as isize))));
     // A group's marker weighs MARK (no row's column is counted with it).
     let (weighted, mark) = if own {
@@ -252,22 +308,12 @@ where
     let sums = T::count_keys(weighted).expect("time is totally ordered");
     // With markers, a group is reported when its weight reaches MARK (`n % MARK`
     // rows); without, every group counted has rows.
-    let reported = move |n: isize| (n >= mark).then(|| if own { n } else { n % MARK });
+    let reported = move |n: isize| (n >= mark).then_some(if own { n } else { n % MARK });
     let counts = sums
         .clone()
         .flat_map(move |(g, (n, _))| reported(n).map(|k| (g, row(&[k as Value]))));
-    let singles = sums.flat_map(move |(g, (n, sum))| {
-        (reported(n) == Some(1)).then(|| {
-            let mut r = [0; W];
-            for (p, &c) in probe.iter().zip(&key_cols) {
-                if let Pick::Slot(j) = p {
-                    r[c] = g[*j];
-                }
-            }
-            r[extra] = sum as Value;
-            r
-        })
-    });
+    let singles = sums
+        .flat_map(move |(g, (n, sum))| (reported(n) == Some(1)).then(|| single(&g, sum as Value)));
     (counts, singles)
 }
 
