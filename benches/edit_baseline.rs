@@ -172,14 +172,14 @@ fn hand_written(
                     )
                     .distinct();
                 let cand = all.antijoin(elim).map(|(cv, ())| cv);
-                // Naked single: one candidate left in a cell.
-                let naked = cand
-                    .clone()
-                    .map(|(c, _)| c)
-                    .count()
-                    .filter(|(_, n)| *n == 1)
-                    .map(|(c, _)| (c, ()))
-                    .join_map(cand.clone(), |&c, (), &v| (c, v));
+                // Naked single: one candidate left in a cell, found by the reduce
+                // that sees the cell's candidates (no count joined back to them, as
+                // sudolog's counts hand on their singles).
+                let naked = cand.clone().reduce(|_c, input, output| {
+                    if input.len() == 1 && input[0].1 > 0 {
+                        output.push((*input[0].0, 1));
+                    }
+                });
                 // Hidden single: one place left for a value in a group.
                 let hidden = cand
                     .join_core(member, |&c, &v, &g| Some(((g, v), c)))
