@@ -184,11 +184,7 @@ where
     let own = spec.func == AggFunc::Count && d.groups_are_its_own(spec);
     if let Some(view) = spec.lone {
         let arity = env.arities[d.rel];
-        let (counts, singles) = if T::TOTAL {
-            count_with_singles(rel, groups, d, own, arity)
-        } else {
-            reduce_with_singles(rel, groups, d, own, arity)
-        };
+        let (counts, singles) = count_with_singles(rel, groups, d, own, arity);
         env.lone.insert(view, singles);
         return counts;
     }
@@ -233,54 +229,12 @@ fn single_row<const W: usize>(
     (extra, build)
 }
 
-/// [`count_with_singles`] where time is only partially ordered: one reduce per
-/// group yields its count and, for a count of 1, its row's column outside the group.
-fn reduce_with_singles<'s, T: Time, const W: usize>(
-    rel: Collection<'s, T, Wide<W>>,
-    groups: Collection<'s, T, Wide<W>>,
-    d: Direct,
-    own: bool,
-    arity: usize,
-) -> (
-    Collection<'s, T, (Wide<W>, Wide<W>)>,
-    Collection<'s, T, Wide<W>>,
-)
-where
-    Wide<W>: ExchangeData,
-{
-    let (extra, single) = single_row::<W>(&d, arity);
-    let keyed = rel.flat_map(move |r| d.apply(&r).map(|(g, _)| (g, Some(r[extra]))));
-    // Without markers every group with rows is reported.
-    let keyed = if own {
-        keyed
-    } else {
-        keyed.concat(groups.map(|g| (g, None)))
-    };
-    let counted = keyed.reduce_named(
-        "CountSingles",
-        move |_k, input: &[(&Option<Value>, Diff)], output| {
-            if !own && !input.iter().any(|(v, d)| v.is_none() && *d > 0) {
-                return; // rows of a group that is not asked for
-            }
-            let mut rows = input.iter().filter(|(v, d)| v.is_some() && *d > 0);
-            let n = rows.clone().count();
-            let one = match (n, rows.next()) {
-                (1, Some((v, _))) => v.unwrap_or(0),
-                _ => 0,
-            };
-            output.push(((n as Value, one), 1));
-        },
-    );
-    let counts = counted.clone().map(|(g, (n, _))| (g, row(&[n])));
-    let singles = counted.flat_map(move |(g, (n, x))| (n == 1).then(|| single(&g, x)));
-    (counts, singles)
-}
-
-/// A count whose weights carry, beside each row's 1, its one column outside the
-/// group (`rel` has `arity` columns: the group's and that one), where time is
-/// totally ordered. Out: each reported group's count, and the rows of `rel` alone in
-/// their group (the sum of a group of one row is that row's column). `own`: the
-/// groups are the relation's own (no markers).
+/// A count that hands on its singles: `rel` has `arity` columns, the group's and one
+/// more. Out: each reported group's count, and the rows of `rel` alone in their
+/// group. `own`: the groups are the relation's own (no markers). Where time is
+/// totally ordered, each row's weight carries that column beside its 1 (a pair of
+/// weights), so the sum of a group of one row is its row's column; elsewhere one
+/// reduce per group yields its count and, for a count of 1, that column.
 fn count_with_singles<'s, T: Time, const W: usize>(
     rel: Collection<'s, T, Wide<W>>,
     groups: Collection<'s, T, Wide<W>>,
@@ -295,25 +249,48 @@ where
     Wide<W>: ExchangeData,
 {
     let (extra, single) = single_row::<W>(&d, arity);
-    let weighted = rel.explode(move |r| d.apply(&r).map(|(g, _)| (g, (1isize, r[extra] as isize))));
-    // A group's marker weighs MARK (no row's column is counted with it).
-    let (weighted, mark) = if own {
-        (weighted, 1)
+    // (group, (count, the column of its one row or 0)) for every reported group.
+    let counted: Collection<'s, T, (Wide<W>, (Value, Value))> = if T::TOTAL {
+        let weighted =
+            rel.explode(move |r| d.apply(&r).map(|(g, _)| (g, (1isize, r[extra] as isize))));
+        // A group's marker weighs MARK (no row's column is counted with it): a group
+        // is reported when its weight reaches MARK, with `n % MARK` rows.
+        let weighted = if own {
+            weighted
+        } else {
+            weighted.concat(groups.explode(|g| Some((g, (MARK, 0isize)))))
+        };
+        let sums = T::count_keys(weighted).expect("time is totally ordered");
+        sums.flat_map(move |(g, (n, sum))| {
+            let rows = if own { n } else { n % MARK };
+            let one = if rows == 1 { sum as Value } else { 0 };
+            (own || n >= MARK).then_some((g, (rows as Value, one)))
+        })
     } else {
-        (
-            weighted.concat(groups.explode(|g| Some((g, (MARK, 0isize))))),
-            MARK,
+        let keyed = rel.flat_map(move |r| d.apply(&r).map(|(g, _)| (g, Some(r[extra]))));
+        let keyed = if own {
+            keyed
+        } else {
+            keyed.concat(groups.map(|g| (g, None)))
+        };
+        keyed.reduce_named(
+            "CountSingles",
+            move |_k, input: &[(&Option<Value>, Diff)], output| {
+                if !own && !input.iter().any(|(v, d)| v.is_none() && *d > 0) {
+                    return; // rows of a group that is not asked for
+                }
+                let mut rows = input.iter().filter(|(v, d)| v.is_some() && *d > 0);
+                let n = rows.clone().count();
+                let one = match (n, rows.next()) {
+                    (1, Some((v, _))) => v.unwrap_or(0),
+                    _ => 0,
+                };
+                output.push(((n as Value, one), 1));
+            },
         )
     };
-    let sums = T::count_keys(weighted).expect("time is totally ordered");
-    // With markers, a group is reported when its weight reaches MARK (`n % MARK`
-    // rows); without, every group counted has rows.
-    let reported = move |n: isize| (n >= mark).then_some(if own { n } else { n % MARK });
-    let counts = sums
-        .clone()
-        .flat_map(move |(g, (n, _))| reported(n).map(|k| (g, row(&[k as Value]))));
-    let singles = sums
-        .flat_map(move |(g, (n, sum))| (reported(n) == Some(1)).then(|| single(&g, sum as Value)));
+    let counts = counted.clone().map(|(g, (n, _))| (g, row(&[n])));
+    let singles = counted.flat_map(move |(g, (n, x))| (n == 1).then(|| single(&g, x)));
     (counts, singles)
 }
 

@@ -297,6 +297,22 @@ fn agree(p: &Arc<Program>, inputs: &[(RelId, Vec<Value>)]) -> Outcome {
     expected
 }
 
+/// [`agree`], and both renderings (batch and incremental) with 1 and 2 workers equal
+/// the reference too.
+fn agree_both(p: &Arc<Program>, inputs: &[(RelId, Vec<Value>)]) -> Outcome {
+    let o = agree(p, inputs);
+    for batch in [true, false] {
+        for workers in [1, 2] {
+            let actual = eng::run_fresh_with(p, inputs, workers, true, batch);
+            assert!(
+                eng::diff(p, &o, &actual).is_none(),
+                "batch {batch}, {workers} worker(s)"
+            );
+        }
+    }
+    o
+}
+
 fn rel(p: &Program, o: &Outcome, name: &str) -> Vec<(Vec<Value>, u32)> {
     o.contents[p.relation(name).expect(name)]
         .iter()
@@ -382,16 +398,7 @@ fn aggregates_read_straight_from_one_relation() {
             ("e", &[3, 3, 1]),
         ],
     );
-    let o = agree(&p, &inputs);
-    for batch in [true, false] {
-        for workers in [1, 2] {
-            let actual = eng::run_fresh_with(&p, &inputs, workers, true, batch);
-            assert!(
-                eng::diff(&p, &o, &actual).is_none(),
-                "batch {batch}, {workers} worker(s)"
-            );
-        }
-    }
+    let o = agree_both(&p, &inputs);
     assert_eq!(
         rel(&p, &o, "c"),
         rows(&[&[1, 10, 2], &[1, 11, 2], &[2, 12, 0]])
@@ -467,16 +474,7 @@ fn singles_read_from_their_count() {
     }
     let list: Vec<(&str, &[Value])> = list.iter().map(|(r, t)| (*r, t.as_slice())).collect();
     let inputs = facts(&p, &list);
-    let o = agree(&p, &inputs);
-    for batch in [true, false] {
-        for workers in [1, 2] {
-            let actual = eng::run_fresh_with(&p, &inputs, workers, true, batch);
-            assert!(
-                eng::diff(&p, &o, &actual).is_none(),
-                "batch {batch}, {workers} worker(s)"
-            );
-        }
-    }
+    let o = agree_both(&p, &inputs);
     let set = &o.contents[p.relation("set").unwrap()];
     let mut got: Vec<(Vec<Value>, u32)> = set.iter().map(|(t, r)| (t.clone(), *r)).collect();
     got.sort();
