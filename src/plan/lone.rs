@@ -95,7 +95,14 @@ fn count_of(program: &Program, view: RelId, rp: &RulePlan) -> Option<Count> {
         return None;
     };
     let arity = program.relations[*rel].arity();
-    if !alone || body.source != Source::Given || !filter.is_empty() || arity != key_cols.len() + 1 {
+    // The render counts such a body straight from its relation (a group of no
+    // columns is a body scanned on its own, never this form).
+    if !alone
+        || group.is_empty()
+        || body.source != Source::Given
+        || !filter.is_empty()
+        || arity != key_cols.len() + 1
+    {
         return None;
     }
     // The column of `rel` that holds each group position, each exactly once.
@@ -214,7 +221,7 @@ fn rewrite(p: &mut Pipeline, c: &Count) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::plan;
+    use crate::plan::tests::planned;
 
     /// A block whose count views hand on their singles: `n` counts `left` per cell
     /// (groups from `grp`, with markers), `o` per value (its own groups).
@@ -236,19 +243,6 @@ mod tests {
           pick(k, c, v) :- o(k, v, 1), left(k, c, v), !stop(k).\n\
           pick(k, c, v) :- n(k, c, 2), left(k, c, v), v > 8.\n\
         }\n";
-
-    fn planned(text: &str) -> (Program, Vec<RulePlan>) {
-        let (sources, ast) = crate::syntax::parse_str("t.dl", text).expect("parses");
-        let program = crate::check::check(sources, &ast).expect("checks");
-        let plan = plan(&program, false).expect("plans");
-        let rules = plan
-            .strata
-            .iter()
-            .flat_map(|s| s.rules())
-            .cloned()
-            .collect();
-        (program, rules)
-    }
 
     /// The plan of the program's rule `index` (rules in text order).
     fn rule(rules: &[RulePlan], index: usize) -> &RulePlan {

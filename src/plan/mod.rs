@@ -783,19 +783,30 @@ fn plan_pipeline(
 mod tests {
     use super::*;
 
-    fn steps_of(text: &str, head: &str) -> Vec<Step> {
+    /// A program's text checked and planned (no explanations): the program, and the
+    /// plan of every rule.
+    pub(super) fn planned(text: &str) -> (Program, Vec<RulePlan>) {
         let (sources, ast) = crate::syntax::parse_str("t.dl", text).expect("parses");
         let program = crate::check::check(sources, &ast).expect("checks");
         let plan = plan(&program, false).expect("plans");
+        let rules = plan
+            .strata
+            .iter()
+            .flat_map(|s| s.rules())
+            .cloned()
+            .collect();
+        (program, rules)
+    }
+
+    fn steps_of(text: &str, head: &str) -> Vec<Step> {
+        let (program, rules) = planned(text);
         let rel = program
             .relations
             .iter()
             .position(|r| r.name == head)
             .unwrap();
-        let rp = plan
-            .strata
+        let rp = rules
             .iter()
-            .flat_map(|s| s.rules())
             .find(|rp| rp.head == rel)
             .expect("a rule for the head");
         rp.body.steps.clone()
