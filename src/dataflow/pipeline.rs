@@ -234,6 +234,51 @@ impl Pending {
         }
         Some(r)
     }
+    /// `out` (picks from a probe row and a joined row) run on the rows this scan
+    /// builds from the probe rows: picks from the probe rows themselves. `self` is a
+    /// scan without a filter whose projection picks the scanned row's columns (the
+    /// only scan a join reads through its relation's own arrangement, see
+    /// [`scan_key`]).
+    fn compose(&self, out: &[Pick]) -> Vec<Pick> {
+        let [Stage::Scan(filter, scanned)] = self.0.as_slice() else {
+            unreachable!("a join's scan is one stage")
+        };
+        debug_assert!(filter.is_empty(), "a join's scan has no filter");
+        out.iter()
+            .map(|p| match p {
+                Pick::Slot(s) => match &scanned[*s] {
+                    Pick::Col(c) => Pick::Slot(*c),
+                    Pick::Const(v) => Pick::Const(*v),
+                    Pick::Slot(_) => unreachable!("a scan picks columns"),
+                },
+                other => other.clone(),
+            })
+            .collect()
+    }
+
+    /// The projections at the front of these stages folded into `out` (the picks
+    /// that build their input row), and the stages left to run after it.
+    fn absorb(mut self, mut out: Vec<Pick>) -> (Vec<Pick>, Pending) {
+        let n = self
+            .0
+            .iter()
+            .take_while(|s| matches!(s, Stage::Step(Step::Project { .. })))
+            .count();
+        for stage in self.0.drain(..n) {
+            let Stage::Step(Step::Project { out: then }) = stage else {
+                unreachable!("only projections are folded")
+            };
+            out = then
+                .iter()
+                .map(|p| match p {
+                    Pick::Slot(s) => out[*s].clone(),
+                    other => other.clone(),
+                })
+                .collect();
+        }
+        (out, self)
+    }
+
     /// Renders the pending stages (if any) as one operator.
     fn render<'s, T: Time, const W: usize>(
         self,
@@ -425,16 +470,16 @@ where
         Some((scanned, cols)) => (env.rows(scanned, &cols), Some(pending)),
         None => (flow.keyed(pending, probe).arrange_by_key(), None),
     };
-    let (filter, out) = (filter.clone(), out.clone());
+    let filter = filter.clone();
+    // The scan's projection and the projections that follow the join are folded
+    // into the join's own picks: one row built per match, not one per stage.
+    let (out, post) = post.absorb(scan.map_or(out.clone(), |scan| scan.compose(out)));
     let whole = key_cols.iter().copied().eq(0..env.arities[*rel]);
     let build_row = move |l: &Wide<W>, r: &Wide<W>| {
         if !filter.accepts(r) {
             return None;
         }
-        match &scan {
-            Some(scan) => post.apply(build(&out, &scan.apply(*l)?, r)),
-            None => post.apply(build(&out, l, r)),
-        }
+        post.apply(build(&out, l, r))
     };
     match next {
         Some(nx) => Flow::Keyed(join_step(env, left, *rel, key_cols, whole, move |l, r| {
@@ -706,6 +751,49 @@ where
                     .map(|r| (build(&head, &r, &[]), build(&picks, &r, &[])))
             });
             (pairs.clone().map(|(h, _)| h), Some(pairs))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::AtomFilter;
+
+    /// A join's scan, its picks and the projections after it, folded, build the
+    /// rows that running them one after another builds.
+    #[test]
+    fn folded_picks_build_the_same_rows() {
+        // The scan keeps columns 2, 0 and a constant of the scanned row.
+        let scan = Pending(vec![Stage::Scan(
+            AtomFilter::default(),
+            vec![Pick::Col(2), Pick::Col(0), Pick::Const(7)],
+        )]);
+        // The join reads the scanned row's slots 1, 2, 0, the joined row's column 1.
+        let out = vec![Pick::Slot(1), Pick::Slot(2), Pick::Slot(0), Pick::Col(1)];
+        // Two projections and a filter follow: the filter must stay.
+        let filter = Step::Filter {
+            lhs: crate::plan::SExpr::Slot(0),
+            op: CmpOp::Ne,
+            rhs: crate::plan::SExpr::Const(0),
+            text: false,
+        };
+        let post = Pending(vec![
+            Stage::Step(Step::Project {
+                out: vec![Pick::Slot(3), Pick::Slot(0), Pick::Const(9), Pick::Slot(1)],
+            }),
+            Stage::Step(Step::Project {
+                out: vec![Pick::Slot(1), Pick::Slot(0), Pick::Slot(3), Pick::Slot(2)],
+            }),
+            Stage::Step(filter),
+        ]);
+        let (folded, rest) = post.clone().absorb(scan.compose(&out));
+        assert_eq!(rest.0.len(), 1, "only the filter is left to run");
+        for (l, r) in [([1, 2, 3, 4], [5, 6, 7, 8]), ([0, 9, 1, 0], [2, 0, 4, 4])] {
+            let staged = scan
+                .apply(l)
+                .and_then(|s| post.apply(build::<4>(&out, &s, &r)));
+            assert_eq!(rest.apply(build::<4>(&folded, &l, &r)), staged);
         }
     }
 }
