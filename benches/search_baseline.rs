@@ -1,8 +1,10 @@
 //! Search: sudolog's batched search running `datalog/singles.dl` side by side with
 //! the same search hand-written in differential dataflow, in one run.
 //!
-//! `cargo bench --bench search_baseline [-- WORKERS [FILE [LIMIT [BATCH]]]]` (defaults:
-//! 1 worker, `tests/data/kaggle_300.txt`, all of it, 96 nodes a batch). Both sides
+//! `cargo bench --bench search_baseline [-- WORKERS [FILE [LIMIT [BATCH [LOGIC]]]]]`
+//! (defaults: 1 worker, `tests/data/kaggle_300.txt`, all of it, 96 nodes a batch,
+//! `singles`). LOGIC `intersections` adds pointing and claiming to both sides
+//! (sudolog runs `datalog/fast.dl`). Both sides
 //! run one engine of one worker per worker thread, each taking puzzles from a shared
 //! counter, and search the same way (`src/sudoku/batch.rs`): every search node is an
 //! instance of its own (its givens are its parent's placements and one guess), a
@@ -123,13 +125,96 @@ struct Round<'s> {
     next: Inner<'s, (u32, u8, u8)>,
     cand: Inner<'s, (u32, u8, u8)>,
     broken: Inner<'s, u32>,
+    /// With intersections: the eliminations they make this round.
+    pointing: Option<Inner<'s, (u32, u8, u8)>>,
 }
 
-/// A batch's dataflow. In: the nodes' ids and givens, the geometry (`member`: cell
-/// to group, `peer`: cell to cell). Out: each node's placements at the fixpoint,
+/// The logic each search node runs to its fixpoint before it branches.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Logic {
+    /// Naked and hidden singles (sudolog: `datalog/singles.dl`).
+    Singles,
+    /// Singles and intersections, pointing and claiming (`datalog/fast.dl`).
+    Intersections,
+}
+
+impl Logic {
+    /// The sudolog rule program with the same logic.
+    fn rules(self) -> &'static str {
+        match self {
+            Logic::Singles => "datalog/singles.dl",
+            Logic::Intersections => "datalog/fast.dl",
+        }
+    }
+}
+
+/// A place's weight in its (group, value) count, beside the 1 that counts it: five
+/// 10-bit fields, each summed over the places (a sum stays below 1,024). Field 0 is
+/// the cell (a count of 1 holds its cell). Fields 1-4 hold x, x², y and y²: in a box
+/// x is the cell's row and y its column, in a line x is the box along the line (y
+/// unused). n places share one x exactly when n·Σx² = (Σx)², so a count says whether
+/// its value is confined to one line of a box or one box of a line: intersections
+/// read the same count as hidden singles, with no join.
+fn place_weight(g: u8, c: u8) -> isize {
+    let (r, k) = (c as isize / 9, c as isize % 9);
+    let (x, y) = match g {
+        0..=8 => (k / 3, 0),
+        9..=17 => (r / 3, 0),
+        _ => (r, k),
+    };
+    [c as isize, x, x * x, y, y * y]
+        .iter()
+        .enumerate()
+        .map(|(i, f)| f << (10 * i))
+        .sum()
+}
+
+/// Field `i` of a sum of `place_weight`s.
+fn field(w: isize, i: usize) -> isize {
+    (w >> (10 * i)) & 1023
+}
+
+/// Intersections: the cells a (group, value) count of `n` places, with summed
+/// weights `w`, strikes the value from. A box whose places lie in one line strikes
+/// the rest of that line (pointing); a line whose places lie in one box strikes the
+/// rest of that box (claiming). A count of one is a hidden single instead.
+fn confined(g: u8, n: isize, w: isize) -> Vec<u8> {
+    let same = |i: usize| n * field(w, i + 1) == field(w, i) * field(w, i);
+    let cells = |f: &dyn Fn(u8, u8) -> bool| (0..81u8).filter(|&c| f(c / 9, c % 9)).collect();
+    if n < 2 {
+        return Vec::new();
+    }
+    match g {
+        0..=8 if same(1) => {
+            let b = (field(w, 1) / n) as u8;
+            cells(&|r, k| r / 3 == g / 3 && k / 3 == b && r != g)
+        }
+        9..=17 if same(1) => {
+            let (b, col) = ((field(w, 1) / n) as u8, g - 9);
+            cells(&|r, k| r / 3 == b && k / 3 == col / 3 && k != col)
+        }
+        18.. => {
+            let (br, bc) = ((g - 18) / 3, (g - 18) % 3);
+            if same(1) {
+                let row = (field(w, 1) / n) as u8;
+                cells(&|r, k| r == row && k / 3 != bc)
+            } else if same(3) {
+                let col = (field(w, 3) / n) as u8;
+                cells(&|r, k| k == col && r / 3 != br)
+            } else {
+                Vec::new()
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A batch's dataflow. In: the logic, the nodes' ids and givens, the geometry
+/// (`member`: cell to group, `peer`: cell to cell). Out: each node's placements at the fixpoint,
 /// the nodes in a contradiction, and for the others the cell to branch on with its
 /// candidates (`(node, cell, value)`).
 fn search_dataflow<'s>(
+    logic: Logic,
     ids: Coll<'s, u32>,
     given: Coll<'s, (u32, u8, u8)>,
     member: Coll<'s, (u8, u8)>,
@@ -143,7 +228,7 @@ fn search_dataflow<'s>(
     let peer = peer.arrange_by_key();
     let member = member.arrange_by_key();
     // The candidates the givens leave, before the first round.
-    let struck = strikes(given.clone(), peer.clone());
+    let struck = strikes(given.clone(), peer.clone(), None);
     let open = cells
         .clone()
         .flat_map(|((p, c), ())| (1..=9u8).map(move |v| ((p, c, v), ())))
@@ -154,8 +239,22 @@ fn search_dataflow<'s>(
     let gv_marks = ids.flat_map(|p| (0..27u8).flat_map(move |g| (1..=9u8).map(move |v| (p, g, v))));
     let (placed, cand, broken) = scope.scoped::<(u32, u32), _, _>("Search", |inner| {
         let (var, placed) = VecVariable::new(inner, (0, 1));
-        let Round { next, cand, broken } = singles(
+        // With intersections, a second variable: the eliminations they made so far.
+        let (inter_var, inter) = match logic {
+            Logic::Singles => (None, None),
+            Logic::Intersections => {
+                let (v, c) = VecVariable::new(inner, (0, 1));
+                (Some(v), Some(c))
+            }
+        };
+        let Round {
+            next,
+            cand,
+            broken,
+            pointing,
+        } = singles(
             placed,
+            inter.clone(),
             given.clone().enter(inner),
             open.enter(inner),
             cell_marks.enter(inner),
@@ -164,6 +263,11 @@ fn search_dataflow<'s>(
             member.enter(inner),
         );
         var.set(next.clone());
+        if let (Some(var), Some(inter), Some(pointing)) = (inter_var, inter, pointing) {
+            // They only accumulate: a box whose value is down to one place keeps
+            // its line struck.
+            var.set(inter.concat(pointing).distinct_total());
+        }
         let placed = next.leave(scope).concat(given.clone());
         (placed, cand.leave(scope), broken.leave(scope))
     });
@@ -186,12 +290,15 @@ fn search_dataflow<'s>(
     }
 }
 
-/// One round of naked and hidden singles. In: the placements the singles made so
+/// One round of naked and hidden singles, and intersections when `inter` is given.
+/// In: the placements the singles made so far, the intersections' eliminations so
 /// far, the givens, the candidates the givens leave, the markers, the geometry. Out:
 /// the next round's placements, this round's candidates, the nodes in a
-/// contradiction.
+/// contradiction, and this round's intersection eliminations.
+#[allow(clippy::too_many_arguments)]
 fn singles<'s>(
     placed: Inner<'s, (u32, u8, u8)>,
+    inter: Option<Inner<'s, (u32, u8, u8)>>,
     given: Inner<'s, (u32, u8, u8)>,
     open: Inner<'s, ((u32, u8, u8), ())>,
     cell_marks: Inner<'s, (u32, u8)>,
@@ -199,7 +306,8 @@ fn singles<'s>(
     peer: Entered<'s>,
     member: Entered<'s>,
 ) -> Round<'s> {
-    let elim = strikes(placed.clone(), peer);
+    let pointing = inter.is_some();
+    let elim = strikes(placed.clone(), peer, inter);
     let cand = open.antijoin(elim).map(|(pcv, ())| pcv);
     // Each cell's candidates, plus its marker: 1 is an empty cell, 2 a cell with one
     // candidate. Each candidate's value is carried beside its weight (a pair of
@@ -216,19 +324,34 @@ fn singles<'s>(
         .flat_map(|((p, c), (n, v))| (n == 2).then_some((p, c, v as u8)));
     let empty = counts.filter(|(_, (n, _))| *n == 1).map(|((p, _), _)| p);
     // Each (group, value)'s places, plus its marker, each place's cell carried the
-    // same way: 1 is a value without a place, 2 a value with one place left.
+    // same way: 1 is a value without a place, 2 a value with one place left. With
+    // intersections each place carries its `place_weight` instead, which holds the
+    // cell too.
     let places = cand
         .clone()
         .map(|(p, c, v)| (c, (p, v)))
         .join_core(member, |&c, &(p, v), &g| Some(((p, g, v), c)))
-        .explode(|(k, c)| Some((k, (1isize, c as isize))))
+        .explode(move |((p, g, v), c)| {
+            let w = if pointing {
+                place_weight(g, c)
+            } else {
+                c as isize
+            };
+            Some(((p, g, v), (1isize, w)))
+        })
         .concat(gv_marks.explode(|k| Some((k, (1isize, 0isize)))))
         .count_total();
+    let pointing = pointing.then(|| {
+        places.clone().flat_map(|((p, g, v), (n, w))| {
+            confined(g, n - 1, w).into_iter().map(move |c| (p, c, v))
+        })
+    });
     let no_place = places
         .clone()
         .filter(|(_, (n, _))| *n == 1)
         .map(|((p, _, _), _)| p);
-    let hidden = places.flat_map(|((p, _g, v), (n, c))| (n == 2).then_some((p, c as u8, v)));
+    let hidden =
+        places.flat_map(|((p, _g, v), (n, w))| (n == 2).then_some((p, field(w, 0) as u8, v)));
     // A node in a contradiction places nothing more (its search ends there).
     let broken = empty.concat(no_place).distinct_total();
     let singles = naked
@@ -247,11 +370,21 @@ fn singles<'s>(
                 .map(|(pcv, ())| pcv),
         )
         .distinct_total();
-    Round { next, cand, broken }
+    Round {
+        next,
+        cand,
+        broken,
+        pointing,
+    }
 }
 
 /// Evaluates one batch of nodes in a fresh dataflow; instance ids are batch indices.
-fn evaluate(worker: &mut timely::worker::Worker, nodes: &[Node], geo: &Geometry) -> Outputs {
+fn evaluate(
+    worker: &mut timely::worker::Worker,
+    logic: Logic,
+    nodes: &[Node],
+    geo: &Geometry,
+) -> Outputs {
     let out = Rc::new(RefCell::new(Outputs::default()));
     let (o1, o2, o3) = (out.clone(), out.clone(), out.clone());
     let (mut node_in, mut given_in, mut member_in, mut peer_in, probe) = worker
@@ -264,7 +397,7 @@ fn evaluate(worker: &mut timely::worker::Worker, nodes: &[Node], geo: &Geometry)
                 placed,
                 broken,
                 choice,
-            } = search_dataflow(ids, given, member, peer);
+            } = search_dataflow(logic, ids, given, member, peer);
             let (probe, _) = placed
                 .inspect(move |(x, _, d)| o1.borrow_mut().placed.push((*x, *d)))
                 .probe();
@@ -445,7 +578,12 @@ impl Search<'_> {
 }
 
 /// One hand-written engine: solves puzzles from `next` until there are none left.
-fn engine(grids: Arc<Vec<Cells>>, next: Arc<AtomicUsize>, batch: usize) -> Vec<(usize, Answer)> {
+fn engine(
+    grids: Arc<Vec<Cells>>,
+    next: Arc<AtomicUsize>,
+    batch: usize,
+    logic: Logic,
+) -> Vec<(usize, Answer)> {
     timely::execute_directly(move |worker| {
         let geo = Geometry {
             members: members(),
@@ -465,21 +603,26 @@ fn engine(grids: Arc<Vec<Cells>>, next: Arc<AtomicUsize>, batch: usize) -> Vec<(
                 assert!(search.tallies.is_empty(), "every puzzle decided");
                 return done;
             }
-            let out = evaluate(worker, &batch, &geo);
+            let out = evaluate(worker, logic, &batch, &geo);
             search.absorb(batch, out, &mut done);
         }
     })
 }
 
 /// Hand-written: every puzzle's answer (in input order), and the time.
-fn hand_written(grids: &[Cells], workers: usize, batch: usize) -> (Vec<Answer>, Duration) {
+fn hand_written(
+    grids: &[Cells],
+    workers: usize,
+    batch: usize,
+    logic: Logic,
+) -> (Vec<Answer>, Duration) {
     let (grids, next) = (Arc::new(grids.to_vec()), Arc::new(AtomicUsize::new(0)));
     let start = Instant::now();
     let mut answers: Vec<Option<Answer>> = vec![None; grids.len()];
     let handles: Vec<_> = (0..workers)
         .map(|_| {
             let (grids, next) = (grids.clone(), next.clone());
-            std::thread::spawn(move || engine(grids, next, batch))
+            std::thread::spawn(move || engine(grids, next, batch, logic))
         })
         .collect();
     for h in handles {
@@ -494,9 +637,14 @@ fn hand_written(grids: &[Cells], workers: usize, batch: usize) -> (Vec<Answer>, 
     (answers.collect(), elapsed)
 }
 
-/// sudolog: `datalog/singles.dl`, one engine per worker, as `sudolog solve` runs.
-fn sudolog_engine(puzzles: &[Puzzle], workers: usize, batch: usize) -> (Vec<Answer>, Duration) {
-    let program = from_files(&["datalog/singles.dl".to_string()]).expect("singles.dl checks");
+/// sudolog: the logic's rule program, one engine per worker, as `sudolog solve` runs.
+fn sudolog_engine(
+    puzzles: &[Puzzle],
+    workers: usize,
+    batch: usize,
+    logic: Logic,
+) -> (Vec<Answer>, Duration) {
+    let program = from_files(&[logic.rules().to_string()]).expect("the rules check");
     let opts = Options {
         workers: 1,
         search: true,
@@ -547,14 +695,19 @@ fn main() {
         rest,
     } = args();
     let batch: usize = rest.first().and_then(|a| a.parse().ok()).unwrap_or(BATCH);
+    let logic = match rest.get(1).map(String::as_str) {
+        None | Some("singles") => Logic::Singles,
+        Some("intersections") => Logic::Intersections,
+        Some(other) => panic!("LOGIC is singles or intersections, not {other}"),
+    };
     let puzzles = puzzles(&file, limit);
     let grids: Vec<Cells> = puzzles.iter().map(cells).collect();
     let n = grids.len();
     let (mut hand, mut ours) = (Vec::new(), Vec::new());
     let mut answers = None;
     for _ in 0..3 {
-        let (h, th) = hand_written(&grids, workers, batch);
-        let (o, to) = sudolog_engine(&puzzles, workers, batch);
+        let (h, th) = hand_written(&grids, workers, batch, logic);
+        let (o, to) = sudolog_engine(&puzzles, workers, batch, logic);
         for (i, (a, b)) in h.iter().zip(&o).enumerate() {
             assert_eq!(
                 (a.status, a.solution),
@@ -578,7 +731,11 @@ fn main() {
     };
     let (th, to) = (median(&mut hand), median(&mut ours));
     println!(
-        "singles and search, {n} puzzles of {file} ({} solved, {} multiple, {} unsolvable), {workers} engine(s) of one worker, batch {batch}, median of 3:",
+        "{} and search, {n} puzzles of {file} ({} solved, {} multiple, {} unsolvable), {workers} engine(s) of one worker, batch {batch}, median of 3:",
+        match logic {
+            Logic::Singles => "singles",
+            Logic::Intersections => "singles, intersections",
+        },
         count(&o, "solved"),
         count(&o, "multiple"),
         count(&o, "unsolvable")
@@ -591,7 +748,8 @@ fn main() {
         guesses(&h)
     );
     println!(
-        "| sudolog, datalog/singles.dl | {to:.2} s | {:.1} | {} |",
+        "| sudolog, {} | {to:.2} s | {:.1} | {} |",
+        logic.rules(),
         n as f64 / to,
         guesses(&o)
     );

@@ -89,7 +89,7 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
                     let member = member.arrange_by_key();
                     // The candidates the givens leave, before the first round (the
                     // rules' `open0`): the loop starts from them, not from all 729.
-                    let struck = strikes(given.clone(), peer.clone());
+                    let struck = strikes(given.clone(), peer.clone(), None);
                     let open = all.antijoin(struck);
                     // Rounds totally ordered (batch idiom): `distinct_total` and
                     // `count_total` instead of replaying each key's history.
@@ -102,7 +102,7 @@ fn hand_written(grids: &[[u8; 81]], workers: usize) -> (usize, Duration) {
                         // given's strikes are out of `open` already.
                         let (var, placed) = VecVariable::new(inner, (0, 1));
                         // A placed value leaves its peers and the other values its cell.
-                        let elim = strikes(placed, peer);
+                        let elim = strikes(placed, peer, None);
                         let cand = open.antijoin(elim).map(|(pcv, ())| pcv);
                         // The singles count their rows with each row's last column
                         // carried beside its weight (a pair of weights, `count_total`):

@@ -13,12 +13,14 @@ use timely::progress::Timestamp;
 
 use super::geometry::other_values;
 
-/// In: placements `(p, c, v)`, and `peer` (cell, other cell sharing a group)
-/// arranged by cell. Out: each (p, c, v) a placement rules out, once: its value from
-/// its peers, and the other values from its own cell.
+/// In: placements `(p, c, v)`, `peer` (cell, other cell sharing a group) arranged by
+/// cell, and optionally eliminations made otherwise (`search_baseline`'s
+/// intersections). Out: each (p, c, v) ruled out, once: a placement's value from its
+/// peers, the other values from its own cell, and the other eliminations.
 pub fn strikes<'s, T, Tr>(
     placed: VecCollection<'s, T, (u32, u8, u8)>,
     peer: Arranged<'s, Tr>,
+    also: Option<VecCollection<'s, T, (u32, u8, u8)>>,
 ) -> VecCollection<'s, T, (u32, u8, u8)>
 where
     T: Timestamp + Lattice + TotalOrder,
@@ -26,10 +28,14 @@ where
     for<'a> BatchCursor<Tr>: Cursor<Key<'a> = &'a u8, Val<'a> = &'a u8>,
     BatchCursor<Tr>: Cursor<Diff = isize, Time = T>,
 {
-    placed
+    let struck = placed
         .clone()
         .map(|(p, c, v)| (c, (p, v)))
         .join_core(peer, |_c, &(p, v), &o| Some((p, o, v)))
-        .concat(placed.flat_map(|(p, c, v)| other_values(v).map(move |w| (p, c, w))))
-        .distinct_total()
+        .concat(placed.flat_map(|(p, c, v)| other_values(v).map(move |w| (p, c, w))));
+    match also {
+        Some(also) => struck.concat(also),
+        None => struck,
+    }
+    .distinct_total()
 }
