@@ -1,5 +1,5 @@
-//! Search: sudolog's batched search running `datalog/singles.dl` side by side with
-//! the same search hand-written in differential dataflow, in one run.
+//! Search: sudolog's batched search running `datalog/singles.dl` (or `fast.dl`) side
+//! by side with the same search hand-written in differential dataflow, in one run.
 //!
 //! `cargo bench --bench search_baseline [-- WORKERS [FILE [LIMIT [BATCH [LOGIC]]]]]`
 //! (defaults: 1 worker, `tests/data/kaggle_300.txt`, all of it, 96 nodes a batch,
@@ -24,9 +24,10 @@
 //! empty cells and values without a place found by markers every round (a node in a
 //! contradiction places nothing more: without that gate the search ran 1.26x
 //! slower), singles read from their counts (each row's last column carried beside
-//! its weight), and the choice of cell computed once, after the loop. The hand-written
-//! rate bounds what a rule program doing singles and search reaches on this
-//! substrate with one row per candidate.
+//! its weight), and the choice of cell computed once, after the loop. Intersections
+//! read the same count (`place_weight`) and accumulate their eliminations in a
+//! second loop variable. The hand-written rate bounds what a rule program doing the
+//! same logic and search reaches on this substrate with one row per candidate.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
