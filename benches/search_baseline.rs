@@ -307,7 +307,7 @@ fn singles<'s>(
     peer: Entered<'s>,
     member: Entered<'s>,
 ) -> Round<'s> {
-    let pointing = inter.is_some();
+    let with_inter = inter.is_some();
     let elim = strikes(placed.clone(), peer, inter);
     let cand = open.antijoin(elim).map(|(pcv, ())| pcv);
     // Each cell's candidates, plus its marker: 1 is an empty cell, 2 a cell with one
@@ -333,7 +333,7 @@ fn singles<'s>(
         .map(|(p, c, v)| (c, (p, v)))
         .join_core(member, |&c, &(p, v), &g| Some(((p, g, v), c)))
         .explode(move |((p, g, v), c)| {
-            let w = if pointing {
+            let w = if with_inter {
                 place_weight(g, c)
             } else {
                 c as isize
@@ -342,7 +342,7 @@ fn singles<'s>(
         })
         .concat(gv_marks.explode(|k| Some((k, (1isize, 0isize)))))
         .count_total();
-    let pointing = pointing.then(|| {
+    let pointing = with_inter.then(|| {
         places.clone().flat_map(|((p, g, v), (n, w))| {
             confined(g, n - 1, w).into_iter().map(move |c| (p, c, v))
         })
