@@ -241,13 +241,7 @@ fn search_dataflow<'s>(
     let (placed, cand, broken) = scope.scoped::<(u32, u32), _, _>("Search", |inner| {
         let (var, placed) = VecVariable::new(inner, (0, 1));
         // With intersections, a second variable: the eliminations they made so far.
-        let (inter_var, inter) = match logic {
-            Logic::Singles => (None, None),
-            Logic::Intersections => {
-                let (v, c) = VecVariable::new(inner, (0, 1));
-                (Some(v), Some(c))
-            }
-        };
+        let inter = (logic == Logic::Intersections).then(|| VecVariable::new(inner, (0, 1)));
         let Round {
             next,
             cand,
@@ -255,7 +249,7 @@ fn search_dataflow<'s>(
             pointing,
         } = singles(
             placed,
-            inter.clone(),
+            inter.as_ref().map(|(_, so_far)| so_far.clone()),
             given.clone().enter(inner),
             open.enter(inner),
             cell_marks.enter(inner),
@@ -264,10 +258,10 @@ fn search_dataflow<'s>(
             member.enter(inner),
         );
         var.set(next.clone());
-        if let (Some(var), Some(inter), Some(pointing)) = (inter_var, inter, pointing) {
+        if let (Some((var, so_far)), Some(pointing)) = (inter, pointing) {
             // They only accumulate: a box whose value is down to one place keeps
             // its line struck.
-            var.set(inter.concat(pointing).distinct_total());
+            var.set(so_far.concat(pointing).distinct_total());
         }
         let placed = next.leave(scope).concat(given.clone());
         (placed, cand.leave(scope), broken.leave(scope))
