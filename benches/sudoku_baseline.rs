@@ -10,7 +10,8 @@
 //! givens leave, worked out before the first round (`open0` in `singles.dl`), with
 //! the static collections arranged outside the loop and entered. The hand-written side keeps the geometry as
 //! global static collections (`peer`, `member`) and rows as small tuples; sudolog
-//! has geometry as per-puzzle facts, `[i32; 8]` rows and an interpreted plan. The
+//! shares its geometry among a chunk's puzzles too (`datalog/grid.dl`), and has
+//! `[i32; W]` rows and an interpreted plan. The
 //! ratio says what the engine adds to differential dataflow, and the hand-written
 //! throughput bounds what any rule program on this substrate can reach.
 //! sudolog's side runs as `solve --no-search` does, and so does what the

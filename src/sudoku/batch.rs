@@ -173,8 +173,22 @@ impl Solver {
         batch
     }
 
-    /// Evaluates one batch in a fresh dataflow and takes in every node's verdict.
-    fn run_batch(&mut self, board: &mut Board, batch: Vec<Node>) -> Result<(), String> {
+    /// Evaluates one batch and takes in every node's verdict: in one fresh dataflow
+    /// per grid shape (a board holds one shape's geometry at a time), so almost
+    /// always in one.
+    fn run_batch(&mut self, board: &mut Board, mut batch: Vec<Node>) -> Result<(), String> {
+        while let Some(first) = batch.first() {
+            let shape = first.base.shape;
+            let (same, rest): (Vec<Node>, Vec<Node>) =
+                batch.into_iter().partition(|n| n.base.shape == shape);
+            self.run_shape(board, same)?;
+            batch = rest;
+        }
+        Ok(())
+    }
+
+    /// Evaluates nodes of one grid shape in a fresh dataflow.
+    fn run_shape(&mut self, board: &mut Board, batch: Vec<Node>) -> Result<(), String> {
         let start = Instant::now();
         board.reset()?;
         for (i, node) in batch.iter().enumerate() {
@@ -486,6 +500,48 @@ mod tests {
         let (cell, values) = board.choice(0).expect("a stalled puzzle has a choice");
         assert_eq!(with[0].grid.values[cell], 0);
         assert!(values.len() >= 2, "{values:?}");
+    }
+
+    /// A board holds one grid shape's geometry at a time: a chunk that mixes 4x4,
+    /// Sudoku X and classic grids (the X needs search under the light rules) is
+    /// evaluated one shape after another, and each puzzle ends as it does alone.
+    #[test]
+    fn a_chunk_of_several_shapes_solves_each_as_alone() {
+        let program = builtin(Builtin::Fast).unwrap();
+        let x = "X\n4..82..63.2...918.....3........8.9...1........62..1.....9...........5.....4...6..\n";
+        let parts = [
+            "...2.1.....4.2..\n".to_string(),
+            x.to_string(),
+            format!("{EULER}\n"),
+            "......214.3.....\n".to_string(),
+        ];
+        let opts = Options {
+            workers: 1,
+            search: true,
+            batch: true,
+            ..Default::default()
+        };
+        let solve = |text: &str| {
+            let mut board = Board::new(program.clone(), &opts).unwrap();
+            let items = crate::sudoku::puzzle::parse_text("t", text);
+            let out = solve_chunk(&mut board, items, Mode::default()).unwrap();
+            out.into_iter()
+                .map(Result::unwrap)
+                .map(|s| (s.outcome, s.grid, s.guesses))
+                .collect::<Vec<_>>()
+        };
+        let together = solve(&parts.concat());
+        assert_eq!(together.len(), parts.len());
+        let shapes: std::collections::HashSet<_> =
+            crate::sudoku::puzzle::parse_text("t", &parts.concat())
+                .into_iter()
+                .map(|p| p.unwrap().grid.shape)
+                .collect();
+        assert_eq!(shapes.len(), 3, "4x4, Sudoku X and classic");
+        for (part, got) in parts.iter().zip(&together) {
+            assert_eq!(solve(part).as_slice(), std::slice::from_ref(got), "{part}");
+            assert_eq!(got.0, Outcome::Solved);
+        }
     }
 
     /// Engines are built when they take a puzzle: four engines given one grid build

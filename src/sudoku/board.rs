@@ -1,10 +1,12 @@
 //! Grids in, views out: the Sudoku host's side of an engine session.
 //!
 //! In: puzzles ([`Grid`]s) under small integer ids, edits to their givens, guesses.
-//! They become facts: `puzzle(p)`, `cell(p, c)`, `digit(p, v)`, `given(p, c, v)`,
-//! `member(p, c, g)` and `group(p, g, kind, index)` with kinds `"row"`, `"column"`,
-//! `"box"` (a jigsaw's regions too) and `"diagonal"` (Sudoku X), as [`groups`] lists
-//! them for the grid's layout, and `guess(p, c, v)`. Out: per puzzle the placed values,
+//! They become facts: `puzzle(p)`, `cell(p, c)`, `digit(p, v)`, `given(p, c, v)` and
+//! `guess(p, c, v)` per puzzle, and once for all of them the geometry: `member(c, g)`
+//! and `group(g, kind, index)` with kinds `"row"`, `"column"`, `"box"` (a jigsaw's
+//! regions too) and `"diagonal"` (Sudoku X), as [`groups`] lists them for the grid's
+//! layout. A board holds puzzles of one shape at a time (the geometry has no puzzle
+//! column): [`Board::reset`] before puzzles of another. Out: per puzzle the placed values,
 //! the candidates (when asked for), the status, the contradictions and the search
 //! choice, read from the relations the rule program defines. No reasoning happens
 //! here.
@@ -130,8 +132,8 @@ impl Rels {
             digit: need("digit", 2)?,
             given: need("given", 3)?,
             guess: need("guess", 3)?,
-            member: need("member", 3)?,
-            group: need("group", 4)?,
+            member: need("member", 2)?,
+            group: need("group", 3)?,
             placed: opt("placed", 3)?,
             eliminated: opt("eliminated", 3)?,
             candidate: opt("candidate", 3)?,
@@ -156,6 +158,8 @@ pub struct Board {
     /// [`GroupKind::fact`]: super::grid::GroupKind::fact
     kinds: Vec<(&'static str, Value)>,
     shapes: HashMap<Value, Shape>,
+    /// The shape whose geometry (`member`, `group`) the session holds.
+    geometry: Option<Shape>,
     program: Arc<Program>,
     /// Insert `eager(p)` with each puzzle: not in the batch rendering, where a round
     /// costs little, but in sessions that edit, where every round is paid again on
@@ -209,6 +213,7 @@ impl Board {
             rels,
             kinds,
             shapes: HashMap::new(),
+            geometry: None,
             program,
             eager: !opts.batch,
         })
@@ -228,24 +233,34 @@ impl Board {
         self.shapes.get(&p).copied()
     }
 
-    fn puzzle_facts(&mut self, p: Value, shape: Shape, insert: bool) -> Result<(), String> {
+    /// A puzzle's own facts: `puzzle(p)`, `eager(p)` when asked for, its cells and
+    /// values.
+    fn puzzle_facts(&mut self, p: Value, shape: Shape) -> Result<(), String> {
         let s = &mut self.session;
-        let mut put = |rel: RelId, row: &[Value]| {
-            if insert {
-                s.insert(rel, row)
-            } else {
-                s.retract(rel, row)
-            }
-        };
-        put(self.rels.puzzle, &[p])?;
+        s.insert(self.rels.puzzle, &[p])?;
         if let (Some(eager), true) = (self.rels.eager, self.eager) {
-            put(eager, &[p])?;
+            s.insert(eager, &[p])?;
         }
         for c in 0..shape.cells() {
-            put(self.rels.cell, &[p, c as Value])?;
+            s.insert(self.rels.cell, &[p, c as Value])?;
         }
         for v in 1..=shape.size() {
-            put(self.rels.digit, &[p, v as Value])?;
+            s.insert(self.rels.digit, &[p, v as Value])?;
+        }
+        Ok(())
+    }
+
+    /// The geometry of `shape` (`group` and `member`), once per board: every puzzle
+    /// of the board shares it. A puzzle of another shape needs a [`Board::reset`].
+    fn geometry_facts(&mut self, shape: Shape) -> Result<(), String> {
+        match self.geometry {
+            Some(held) if held == shape => return Ok(()),
+            Some(_) => {
+                return Err(
+                    "a board holds puzzles of one grid shape at a time: reset it first".to_string(),
+                )
+            }
+            None => {}
         }
         for (g, (kind, cells)) in groups(shape).into_iter().enumerate() {
             let (name, i) = kind.fact();
@@ -255,18 +270,22 @@ impl Board {
                 .find(|(n, _)| *n == name)
                 .map(|&(_, k)| k)
                 .ok_or_else(|| format!("no symbol for the group kind '{name}'"))?;
-            put(self.rels.group, &[p, g as Value, k, i as Value])?;
+            self.session
+                .insert(self.rels.group, &[g as Value, k, i as Value])?;
             for c in cells {
-                put(self.rels.member, &[p, c as Value, g as Value])?;
+                self.session
+                    .insert(self.rels.member, &[c as Value, g as Value])?;
             }
         }
+        self.geometry = Some(shape);
         Ok(())
     }
 
     /// Adds a puzzle under id `p` (pending until commit), with the groups of its
     /// shape's layout.
     pub fn add(&mut self, p: Value, grid: &Grid) -> Result<(), String> {
-        self.puzzle_facts(p, grid.shape, true)?;
+        self.geometry_facts(grid.shape)?;
+        self.puzzle_facts(p, grid.shape)?;
         for (c, v) in grid.givens() {
             self.session
                 .insert(self.rels.given, &[p, c as Value, v as Value])?;
@@ -302,6 +321,7 @@ impl Board {
     /// Forgets every puzzle (drops the dataflow; cheaper than retracting).
     pub fn reset(&mut self) -> Result<(), String> {
         self.shapes.clear();
+        self.geometry = None;
         self.session.reset()
     }
 
@@ -483,5 +503,28 @@ fn format_value(
             .find(|(k, cells)| k.fact().0 == "box" && cells.contains(&(v as usize)))
             .map(|(k, _)| name(k)),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sudoku::rules::{builtin, Builtin};
+
+    /// One copy of the geometry serves every puzzle of a board, so a puzzle of
+    /// another shape is refused until a reset; after it, that shape's geometry serves.
+    #[test]
+    fn a_board_holds_one_shape_until_reset() {
+        let program = builtin(Builtin::Fast).unwrap();
+        let mut board = Board::new(program, &Options::default()).unwrap();
+        board.add(0, &Grid::empty(Shape::NINE)).unwrap();
+        board.add(1, &Grid::empty(Shape::NINE)).unwrap();
+        let err = board.add(2, &Grid::empty(Shape::FOUR)).unwrap_err();
+        assert!(err.contains("one grid shape at a time"), "{err}");
+        board.reset().unwrap();
+        board.add(0, &Grid::empty(Shape::FOUR)).unwrap();
+        board.commit().unwrap();
+        let view = board.view(0).unwrap();
+        assert_eq!((view.shape, view.status), (Shape::FOUR, Status::Stalled));
     }
 }

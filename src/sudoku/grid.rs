@@ -552,7 +552,7 @@ pub enum GroupKind {
 }
 
 impl GroupKind {
-    /// The kind the rules see in `group(p, g, kind, i)`: `"row"`, `"column"`, `"box"`
+    /// The kind the rules see in `group(g, kind, i)`: `"row"`, `"column"`, `"box"`
     /// (jigsaw regions too) or `"diagonal"`; and the index `i`.
     pub fn fact(self) -> (&'static str, usize) {
         match self {
