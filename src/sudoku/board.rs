@@ -157,9 +157,9 @@ pub struct Board {
     ///
     /// [`GroupKind::fact`]: super::grid::GroupKind::fact
     kinds: Vec<(&'static str, Value)>,
+    /// Each puzzle's shape: all one, whose geometry (`member`, `group`) the session
+    /// holds since the first puzzle was added.
     shapes: HashMap<Value, Shape>,
-    /// The shape whose geometry (`member`, `group`) the session holds.
-    geometry: Option<Shape>,
     program: Arc<Program>,
     /// Insert `eager(p)` with each puzzle: not in the batch rendering, where a round
     /// costs little, but in sessions that edit, where every round is paid again on
@@ -213,7 +213,6 @@ impl Board {
             rels,
             kinds,
             shapes: HashMap::new(),
-            geometry: None,
             program,
             eager: !opts.batch,
         })
@@ -253,8 +252,8 @@ impl Board {
     /// The geometry of `shape` (`group` and `member`), once per board: every puzzle
     /// of the board shares it. A puzzle of another shape needs a [`Board::reset`].
     fn geometry_facts(&mut self, shape: Shape) -> Result<(), String> {
-        match self.geometry {
-            Some(held) if held == shape => return Ok(()),
+        match self.shapes.values().next() {
+            Some(&held) if held == shape => return Ok(()),
             Some(_) => {
                 return Err(
                     "a board holds puzzles of one grid shape at a time: reset it first".to_string(),
@@ -277,7 +276,6 @@ impl Board {
                     .insert(self.rels.member, &[c as Value, g as Value])?;
             }
         }
-        self.geometry = Some(shape);
         Ok(())
     }
 
@@ -285,12 +283,12 @@ impl Board {
     /// shape's layout.
     pub fn add(&mut self, p: Value, grid: &Grid) -> Result<(), String> {
         self.geometry_facts(grid.shape)?;
+        self.shapes.insert(p, grid.shape);
         self.puzzle_facts(p, grid.shape)?;
         for (c, v) in grid.givens() {
             self.session
                 .insert(self.rels.given, &[p, c as Value, v as Value])?;
         }
-        self.shapes.insert(p, grid.shape);
         Ok(())
     }
 
@@ -321,7 +319,6 @@ impl Board {
     /// Forgets every puzzle (drops the dataflow; cheaper than retracting).
     pub fn reset(&mut self) -> Result<(), String> {
         self.shapes.clear();
-        self.geometry = None;
         self.session.reset()
     }
 
