@@ -116,6 +116,10 @@ pub struct Session {
     events: HashMap<(RelId, Row), (usize, Row, u32)>,
     /// A worker failed: the other workers may be stuck waiting for it.
     failed: bool,
+    /// Whether the workers' dataflow has been sent facts since it was built: a reset
+    /// of one that has not keeps it (building the full rules' ~1,700 operators again
+    /// costs as much as solving a puzzle in it).
+    touched: bool,
     /// The batch rendering: only insertions.
     batch: bool,
     /// List changes in commits.
@@ -198,6 +202,7 @@ impl Session {
             contents: vec![Contents::default(); n],
             events: HashMap::new(),
             failed: false,
+            touched: false,
             batch: config.batch,
             list_changes: config.changes,
         };
@@ -341,6 +346,7 @@ impl Session {
             return Err("a batch session only adds facts (reset it to start again)".into());
         }
         let batch = std::mem::take(&mut self.pending);
+        self.touched = true;
         self.send(Cmd::Update(Arc::new(batch)))?;
         self.epoch += 1;
         self.send(Cmd::Commit(self.epoch))?;
@@ -351,12 +357,17 @@ impl Session {
     }
 
     /// Drops the dataflow and starts an empty one (inputs cleared), reusing workers.
-    /// Cheaper than retracting a large batch: nothing has to be un-derived.
+    /// Cheaper than retracting a large batch: nothing has to be un-derived. A
+    /// dataflow that has been sent nothing since it was built is empty already, and
+    /// stays.
     pub fn reset(&mut self) -> Result<(), String> {
         self.pending.clear();
         self.inputs.clear();
-        self.send(Cmd::Rebuild)?;
-        self.wait()?;
+        if self.touched || self.failed {
+            self.send(Cmd::Rebuild)?;
+            self.wait()?;
+            self.touched = false;
+        }
         self.epoch = 0;
         for c in &mut self.contents {
             c.clear();
@@ -687,7 +698,10 @@ fn render_pieces(
 
 #[cfg(test)]
 mod tests {
-    use super::{absorb_splits, Commit};
+    use std::sync::Arc;
+
+    use super::{absorb_splits, Commit, Config, Observe, Session};
+    use crate::check::check_str;
     use crate::dataflow::render::{ChangeRun, Split, Update, EVENT};
     use crate::dataflow::row::{row, Row};
     use crate::dataflow::sorted::Facts;
@@ -699,6 +713,51 @@ mod tests {
     /// A worker's additions of one relation, 2 wide as from a 2-wide dataflow.
     fn pairs(facts: &[(i32, u32)]) -> Facts {
         Facts::Pairs(facts.iter().map(|&(a, k)| ([a, 0], k)).collect())
+    }
+
+    /// A reset keeps a dataflow that was sent no facts (facts only pending are
+    /// dropped), and rebuilds one that was: nothing committed before a reset shows
+    /// after it, in either rendering.
+    #[test]
+    fn a_reset_rebuilds_only_a_dataflow_that_was_sent_facts() {
+        let text = ".decl e(a: number, b: number)\n.input e\n\
+                    .decl p(a: number, b: number)\n.output p\n\
+                    p(a, b) :- e(a, b).\np(a, c) :- p(a, b), e(b, c).\n";
+        let program = Arc::new(check_str("t.dl", text).expect("the program checks"));
+        let (e, p) = (
+            program.relation("e").unwrap(),
+            program.relation("p").unwrap(),
+        );
+        for batch in [true, false] {
+            let config = Config {
+                workers: 1,
+                observe: Observe::Relations(vec![p]),
+                batch,
+                ..Default::default()
+            };
+            let mut s = Session::new(program.clone(), config).expect("the session starts");
+            let paths = |s: &Session| {
+                s.contents(p)
+                    .into_iter()
+                    .map(|(r, _)| r)
+                    .collect::<Vec<_>>()
+            };
+            s.reset().unwrap();
+            assert!(!s.touched, "a fresh dataflow is kept");
+            s.insert(e, &[1, 2]).unwrap();
+            s.reset().unwrap();
+            assert!(!s.touched, "pending facts never reached the dataflow");
+            s.insert(e, &[2, 3]).unwrap();
+            s.commit().unwrap();
+            assert_eq!(paths(&s), vec![vec![2, 3]], "the dropped fact is gone");
+            s.reset().unwrap();
+            assert!(!s.touched, "rebuilt");
+            assert!(paths(&s).is_empty());
+            s.insert(e, &[1, 2]).unwrap();
+            s.insert(e, &[3, 4]).unwrap();
+            s.commit().unwrap();
+            assert_eq!(paths(&s), vec![vec![1, 2], vec![3, 4]], "batch {batch}");
+        }
     }
 
     #[test]
