@@ -11,6 +11,11 @@ use std::slice;
 use super::row::{rewiden, Row, WIDTH};
 use crate::check::ir::Value;
 
+/// Facts a level of [`Facts::merge_all`] moves at least, to merge its pairs on
+/// threads of their own (a thread costs tens of microseconds; merging this many
+/// facts, a few hundred).
+const PARALLEL_MERGE: usize = 1 << 16;
+
 /// Facts sorted by (row, round).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Facts {
@@ -124,6 +129,40 @@ impl Facts {
         }
     }
 
+    /// Runs merged by (row, round), in pairs, level by level: each fact is moved
+    /// once a level (log2 of the runs' number), not once for every run merged after
+    /// it. A level that moves at least [`PARALLEL_MERGE`] facts merges its pairs on
+    /// threads of their own: a commit of 16 workers' shares of a 600,000-fact closure
+    /// waits for four merges of growing size, not fifteen of the whole.
+    pub fn merge_all(mut runs: Vec<Facts>) -> Facts {
+        runs.retain(|f| !f.is_empty());
+        while runs.len() > 1 {
+            let total: usize = runs.iter().map(Facts::len).sum();
+            let odd = (runs.len() % 2 == 1).then(|| runs.pop()).flatten();
+            let mut pairs = Vec::with_capacity(runs.len() / 2);
+            let mut it = runs.into_iter();
+            while let (Some(a), Some(b)) = (it.next(), it.next()) {
+                pairs.push((a, b));
+            }
+            runs = if total >= PARALLEL_MERGE && pairs.len() > 1 {
+                std::thread::scope(|s| {
+                    let handles: Vec<_> = pairs
+                        .into_iter()
+                        .map(|(a, b)| s.spawn(move || a.merge(b, false)))
+                        .collect();
+                    handles
+                        .into_iter()
+                        .map(|h| h.join().expect("a merge does not panic"))
+                        .collect()
+                })
+            } else {
+                pairs.into_iter().map(|(a, b)| a.merge(b, false)).collect()
+            };
+            runs.extend(odd);
+        }
+        runs.pop().unwrap_or_default()
+    }
+
     /// Keeps one fact per row: the later of two equal rows (its round) wins.
     pub fn dedup_rows(&mut self) {
         match self {
@@ -203,6 +242,35 @@ mod tests {
             assert!(!f.contains(&(r(0, 5), 3)));
             assert_eq!(f.iter_from(4).collect::<Vec<_>>(), vec![(r(7, -1), 3)]);
             assert_eq!(f.iter_from(9).count(), 0);
+        }
+    }
+
+    #[test]
+    fn many_runs_merge_as_one_sort_would_order_them() {
+        // Runs of every size, overlapping, some rows in several: small ones merged
+        // on this thread, and ones large enough to merge on threads of their own.
+        for (n, len) in [(0, 0), (1, 5), (3, 7), (16, 40), (5, 20_000), (16, 9_000)] {
+            let runs: Vec<Vec<(i32, i32, u32)>> = (0..n)
+                .map(|w: i32| {
+                    let mut v: Vec<_> = (0..len as i32)
+                        .map(|i| ((i * 7 + w) % 5_000, i % 3, (i + w) as u32 % 4))
+                        .collect();
+                    v.sort_by_key(|&(a, b, k)| (a, b, k));
+                    v
+                })
+                .collect();
+            let mut want: Vec<_> = runs.iter().flatten().copied().collect();
+            want.sort_by_key(|&(a, b, k)| (a, b, k));
+            for wide in [false, true] {
+                let all = Facts::merge_all(
+                    runs.iter()
+                        .map(|v| both(v)[wide as usize].clone())
+                        .collect(),
+                );
+                assert_eq!(matches!(all, Facts::Rows(_)), wide || n == 0);
+                let got: Vec<_> = all.iter().map(|(x, k)| (x[0], x[1], k)).collect();
+                assert_eq!(got, want, "{n} runs of {len}");
+            }
         }
     }
 

@@ -522,8 +522,8 @@ type Added = Vec<(RelId, Run)>;
 
 /// In: every worker's changes, split on the workers, and the relations' arities
 /// when the commit lists its changes. Each relation's additions are merged (sorted
-/// runs, one linear merge per further worker), and the rests (few) merged as runs
-/// are. Out: what the contents take, as a merge of the workers' runs would have
+/// runs, in pairs level by level: [`Facts::merge_all`]), and the rests (few) merged
+/// as runs are. Out: what the contents take, as a merge of the workers' runs would have
 /// left it (see [`settle`]): each relation's additions (sorted by row) and the rest
 /// (removals and events, in key order); the commit's count and list of changes.
 fn absorb_splits(
@@ -537,23 +537,22 @@ fn absorb_splits(
         parts.extend(s.added);
         rests.push(s.rest);
     }
-    // Each relation's parts in worker order; equal rows by round, as a merge of the
-    // runs would order them.
+    // Each relation's parts merged, equal rows by round.
     parts.sort_by_key(|(rel, _)| *rel);
-    let mut runs: Vec<(RelId, Facts)> = Vec::new();
+    let mut grouped: Vec<(RelId, Vec<Facts>)> = Vec::new();
     for (rel, run) in parts {
-        match runs.last_mut() {
-            Some((r, all)) if *r == rel => {
-                *all = std::mem::take(all).merge(run, false);
-            }
-            _ => runs.push((rel, run)),
+        match grouped.last_mut() {
+            Some((r, all)) if *r == rel => all.push(run),
+            _ => grouped.push((rel, vec![run])),
         }
     }
+    let runs = grouped
+        .into_iter()
+        .map(|(rel, all)| (rel, Facts::merge_all(all)));
     // A fact first appears once (a commit moves it from one round to another by a
     // removal and an addition), so this finds nothing to drop; the contents keep
     // one fact per row all the same.
     let added: Added = runs
-        .into_iter()
         .map(|(rel, mut run)| {
             run.dedup_rows();
             (rel, Arc::new(run))
