@@ -301,9 +301,9 @@ pub struct SolveArgs {
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
     /// Search nodes (puzzles and their branches) evaluated together in one dataflow
-    #[arg(long, value_name = "N", default_value_t = 96,
-          value_parser = clap::value_parser!(u64).range(1..=100_000))]
-    pub chunk: u64,
+    /// [default: 96, or fewer where the engines would hold over 384 together]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub chunk: Option<u64>,
     /// Per rule: rows derived, rounds fired, time in its operators (stderr)
     #[arg(long)]
     pub profile: bool,
@@ -330,9 +330,9 @@ pub struct GradeArgs {
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
     /// Search nodes (puzzles and their branches) evaluated together in one dataflow
-    #[arg(long, value_name = "N", default_value_t = 96,
-          value_parser = clap::value_parser!(u64).range(1..=100_000))]
-    pub chunk: u64,
+    /// [default: 96, or fewer where the engines would hold over 384 together]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub chunk: Option<u64>,
     #[command(flatten)]
     pub rules: RulesArgs,
     #[command(flatten)]
@@ -445,9 +445,9 @@ pub struct BenchSolveArgs {
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
     /// Search nodes (puzzles and their branches) evaluated together in one dataflow
-    #[arg(long, value_name = "N", default_value_t = 96,
-          value_parser = clap::value_parser!(u64).range(1..=100_000))]
-    pub chunk: u64,
+    /// [default: 96, or fewer where the engines would hold over 384 together]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub chunk: Option<u64>,
     #[command(flatten)]
     pub search: SearchArgs,
     #[command(flatten)]

@@ -193,10 +193,6 @@ fn solve(args: &BenchSolveArgs) -> Result<u8, CliError> {
     use sudolog::sudoku::search::Outcome;
     let file = &args.puzzles;
     let limit = args.limit.map_or(usize::MAX, |n| n as usize);
-    let limits = Limits {
-        batch: args.chunk as usize,
-        ..Limits::default()
-    };
     let program = program(&args.rules, Builtin::Full)?;
     require(&program, &solving(&args.search), "bench solve")?;
     let c = args.engine.config(1)?;
@@ -204,6 +200,7 @@ fn solve(args: &BenchSolveArgs) -> Result<u8, CliError> {
     let multi = c.processes > 1;
     // As `solve` does: one engine of one worker per worker thread in one process.
     let shards = if multi { 1 } else { c.workers };
+    let limits = Limits::for_engines(args.chunk.map(|c| c as usize), shards);
     let opts = Options {
         workers: if shards > 1 { 1 } else { c.workers },
         timely_args: c.timely_args.clone(),

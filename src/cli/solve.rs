@@ -313,10 +313,7 @@ fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
     };
     let mut costs: Vec<RuleCost> = Vec::new();
     let mode = args.search.mode();
-    let limits = Limits {
-        batch: args.chunk as usize,
-        ..Limits::default()
-    };
+    let limits = Limits::for_engines(args.chunk.map(|c| c as usize), shards);
     let mut sink = Sink {
         out: std::io::BufWriter::new(std::io::stdout().lock()),
         format: args.format,
