@@ -252,7 +252,7 @@ mod tests {
         for (n, len) in [(0, 0), (1, 5), (3, 7), (16, 40), (5, 20_000), (16, 9_000)] {
             let runs: Vec<Vec<(i32, i32, u32)>> = (0..n)
                 .map(|w: i32| {
-                    let mut v: Vec<_> = (0..len as i32)
+                    let mut v: Vec<_> = (0..len)
                         .map(|i| ((i * 7 + w) % 5_000, i % 3, (i + w) as u32 % 4))
                         .collect();
                     v.sort_by_key(|&(a, b, k)| (a, b, k));
