@@ -19,7 +19,9 @@
 //!
 //! The hand-written side is the best batch search this project knows how to write on
 //! differential dataflow: rounds totally ordered (`distinct_total`, `count_total`),
-//! the givens' strikes worked out before the loop, static geometry arranged outside
+//! the givens' strikes worked out before the loop, a child starting from its
+//! parent's last candidates (less its guess's strikes) as sudolog's children start
+//! from theirs (`start`, `datalog/grid.dl`), static geometry arranged outside
 //! the loop and entered, rows as small tuples, placements that only accumulate,
 //! empty cells and values without a place found by markers every round (a node in a
 //! contradiction places nothing more: without that gate the search ran 1.26x
@@ -84,6 +86,9 @@ struct Node {
     path: Vec<u8>,
     base: Rc<Cells>,
     guess: Option<(u8, u8)>,
+    /// The candidates it starts from: its parent's last (a root: those its givens
+    /// leave, worked out in the dataflow).
+    start: Option<Rc<Vec<(u8, u8)>>>,
 }
 
 /// A puzzle in flight.
@@ -102,6 +107,8 @@ struct Outputs {
     placed: Vec<((u32, u8, u8), isize)>,
     broken: Vec<(u32, isize)>,
     choice: Vec<((u32, u8, u8), isize)>,
+    /// The candidates of the nodes with a choice: their children's start.
+    carry: Vec<((u32, u8, u8), isize)>,
 }
 
 /// Rows whose diffs sum to a positive count.
@@ -119,6 +126,19 @@ struct Verdicts<'s> {
     placed: Coll<'s, (u32, u8, u8)>,
     broken: Coll<'s, u32>,
     choice: Coll<'s, (u32, u8, u8)>,
+    carry: Coll<'s, (u32, u8, u8)>,
+}
+
+/// A batch's inputs: its nodes; those that start from their givens (roots); the
+/// placements struck before the loop (a root's givens, a child's guess); the
+/// candidates the children start from; every node's givens (a child's: its parent's
+/// placements and its guess).
+struct Inputs<'s> {
+    ids: Coll<'s, u32>,
+    fresh: Coll<'s, u32>,
+    pre: Coll<'s, (u32, u8, u8)>,
+    start: Coll<'s, (u32, u8, u8)>,
+    given: Coll<'s, (u32, u8, u8)>,
 }
 
 /// What one round of the loop yields.
@@ -216,11 +236,17 @@ fn confined(g: u8, n: isize, w: isize) -> Vec<u8> {
 /// candidates (`(node, cell, value)`).
 fn search_dataflow<'s>(
     logic: Logic,
-    ids: Coll<'s, u32>,
-    given: Coll<'s, (u32, u8, u8)>,
+    inputs: Inputs<'s>,
     member: Coll<'s, (u8, u8)>,
     peer: Coll<'s, (u8, u8)>,
 ) -> Verdicts<'s> {
+    let Inputs {
+        ids,
+        fresh,
+        pre,
+        start,
+        given,
+    } = inputs;
     let scope = ids.scope();
     let cells = ids
         .clone()
@@ -228,11 +254,13 @@ fn search_dataflow<'s>(
     // Static collections arranged once, outside the loop, and entered.
     let peer = peer.arrange_by_key();
     let member = member.arrange_by_key();
-    // The candidates the givens leave, before the first round.
-    let struck = strikes(given.clone(), peer.clone(), None);
-    let open = cells
-        .clone()
-        .flat_map(|((p, c), ())| (1..=9u8).map(move |v| ((p, c, v), ())))
+    // The candidates a node starts from, before the first round: a root's, those its
+    // givens leave; a child's, its parent's less what its guess strikes.
+    let struck = strikes(pre, peer.clone(), None);
+    let open = fresh
+        .flat_map(|p| (0..81u8).flat_map(move |c| (1..=9u8).map(move |v| (p, c, v))))
+        .concat(start)
+        .map(|pcv| (pcv, ()))
         .antijoin(struck);
     // Markers: every cell and every (group, value) of a node, so that counts and
     // reductions inside the loop see the empty ones too.
@@ -275,13 +303,23 @@ fn search_dataflow<'s>(
         .map(|((p, c), n)| (p, (n, c)))
         .reduce(|_p, input, output| output.push((*input[0].0, 1)))
         .map(|(p, (_, c))| ((p, c), ()))
-        .join_map(cand.map(|(p, c, v)| ((p, c), v)), |&(p, c), (), &v| {
+        .join_map(
+            cand.clone().map(|(p, c, v)| ((p, c), v)),
+            |&(p, c), (), &v| (p, c, v),
+        );
+    let carry = choice
+        .clone()
+        .map(|(p, _, _)| p)
+        .distinct_total()
+        .map(|p| (p, ()))
+        .join_map(cand.map(|(p, c, v)| (p, (c, v))), |&p, (), &(c, v)| {
             (p, c, v)
         });
     Verdicts {
         placed,
         broken,
         choice,
+        carry,
     }
 }
 
@@ -381,39 +419,65 @@ fn evaluate(
     geo: &Geometry,
 ) -> Outputs {
     let out = Rc::new(RefCell::new(Outputs::default()));
-    let (o1, o2, o3) = (out.clone(), out.clone(), out.clone());
-    let (mut node_in, mut given_in, mut member_in, mut peer_in, probe) = worker
-        .dataflow::<u32, _, _>(|scope| {
-            let (node_in, ids) = scope.new_collection::<u32, isize>();
-            let (given_in, given) = scope.new_collection::<(u32, u8, u8), isize>();
-            let (member_in, member) = scope.new_collection::<(u8, u8), isize>();
-            let (peer_in, peer) = scope.new_collection::<(u8, u8), isize>();
-            let Verdicts {
-                placed,
-                broken,
-                choice,
-            } = search_dataflow(logic, ids, given, member, peer);
-            let (probe, _) = placed
-                .inspect(move |(x, _, d)| o1.borrow_mut().placed.push((*x, *d)))
-                .probe();
-            broken
-                .inspect(move |(x, _, d)| o2.borrow_mut().broken.push((*x, *d)))
-                .probe_with(&probe);
-            choice
-                .inspect(move |(x, _, d)| o3.borrow_mut().choice.push((*x, *d)))
-                .probe_with(&probe);
-            (node_in, given_in, member_in, peer_in, probe)
-        });
+    let (o1, o2, o3, o4) = (out.clone(), out.clone(), out.clone(), out.clone());
+    let (nodes_in, mut member_in, mut peer_in, probe) = worker.dataflow::<u32, _, _>(|scope| {
+        let (n, ids) = scope.new_collection::<u32, isize>();
+        let (f, fresh) = scope.new_collection::<u32, isize>();
+        let (pr, pre) = scope.new_collection::<(u32, u8, u8), isize>();
+        let (st, start) = scope.new_collection::<(u32, u8, u8), isize>();
+        let (g, given) = scope.new_collection::<(u32, u8, u8), isize>();
+        let (member_in, member) = scope.new_collection::<(u8, u8), isize>();
+        let (peer_in, peer) = scope.new_collection::<(u8, u8), isize>();
+        let inputs = Inputs {
+            ids,
+            fresh,
+            pre,
+            start,
+            given,
+        };
+        let Verdicts {
+            placed,
+            broken,
+            choice,
+            carry,
+        } = search_dataflow(logic, inputs, member, peer);
+        let (probe, _) = placed
+            .inspect(move |(x, _, d)| o1.borrow_mut().placed.push((*x, *d)))
+            .probe();
+        broken
+            .inspect(move |(x, _, d)| o2.borrow_mut().broken.push((*x, *d)))
+            .probe_with(&probe);
+        choice
+            .inspect(move |(x, _, d)| o3.borrow_mut().choice.push((*x, *d)))
+            .probe_with(&probe);
+        carry
+            .inspect(move |(x, _, d)| o4.borrow_mut().carry.push((*x, *d)))
+            .probe_with(&probe);
+        ((n, f, pr, st, g), member_in, peer_in, probe)
+    });
+    let (mut node_in, mut fresh_in, mut pre_in, mut start_in, mut given_in) = nodes_in;
     for (i, node) in nodes.iter().enumerate() {
         let p = i as u32;
         node_in.insert(p);
         for (c, &v) in node.base.iter().enumerate() {
             if v != 0 {
                 given_in.insert((p, c as u8, v));
+                if node.start.is_none() {
+                    pre_in.insert((p, c as u8, v));
+                }
             }
         }
         if let Some((c, v)) = node.guess {
             given_in.insert((p, c, v));
+            pre_in.insert((p, c, v));
+        }
+        match &node.start {
+            Some(start) => {
+                for &(c, v) in start.iter() {
+                    start_in.insert((p, c, v));
+                }
+            }
+            None => fresh_in.insert(p),
         }
     }
     for &m in &geo.members {
@@ -423,10 +487,16 @@ fn evaluate(
         peer_in.insert(e);
     }
     node_in.advance_to(1);
+    fresh_in.advance_to(1);
+    pre_in.advance_to(1);
+    start_in.advance_to(1);
     given_in.advance_to(1);
     member_in.advance_to(1);
     peer_in.advance_to(1);
     node_in.flush();
+    fresh_in.flush();
+    pre_in.flush();
+    start_in.flush();
     given_in.flush();
     member_in.flush();
     peer_in.flush();
@@ -500,6 +570,7 @@ impl Search<'_> {
                 path: Vec::new(),
                 base: Rc::new(*grid),
                 guess: None,
+                start: None,
             });
         }
         batch
@@ -519,6 +590,10 @@ impl Search<'_> {
         for (p, c, v) in present(out.choice) {
             choice[p as usize].get_or_insert((c, Vec::new())).1.push(v);
         }
+        let mut carry: Vec<Vec<(u8, u8)>> = vec![Vec::new(); batch.len()];
+        for (p, c, v) in present(out.carry) {
+            carry[p as usize].push((c, v));
+        }
         for (i, node) in batch.into_iter().enumerate() {
             let t = self
                 .tallies
@@ -528,6 +603,7 @@ impl Search<'_> {
             if t.done || broken[i] {
             } else if let Some((cell, values)) = choice[i].take() {
                 let base = Rc::new(placed[i]);
+                let start = Rc::new(std::mem::take(&mut carry[i]));
                 for v in values {
                     let mut path = node.path.clone();
                     path.push(v);
@@ -537,6 +613,7 @@ impl Search<'_> {
                         path,
                         base: base.clone(),
                         guess: Some((cell, v)),
+                        start: Some(start.clone()),
                     });
                     t.guesses += 1;
                     t.open += 1;
@@ -643,6 +720,7 @@ fn sudolog_engine(
     let opts = Options {
         workers: 1,
         search: true,
+        inherit: true,
         batch: true,
         ..Default::default()
     };

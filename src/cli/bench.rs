@@ -205,6 +205,8 @@ fn solve(args: &BenchSolveArgs) -> Result<u8, CliError> {
         workers: if shards > 1 { 1 } else { c.workers },
         timely_args: c.timely_args.clone(),
         search: !args.search.no_search,
+        // Children start from their parent's candidates.
+        inherit: true,
         batch: true,
         ..Default::default()
     };

@@ -296,6 +296,8 @@ fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
         timely_args: engine.timely_args.clone(),
         // `--no-search` computes no choice: its rules are not rendered.
         search: !args.search.no_search,
+        // Children start from their parent's candidates.
+        inherit: true,
         explain: args.format == Format::Json || report == Report::Grade,
         // Every batch of search nodes is a fresh dataflow that only adds facts.
         batch: true,

@@ -580,6 +580,54 @@ mod tests {
         }
     }
 
+    /// Children that start from their parent's candidates (`start`) search the same
+    /// tree as children that work them out again from its placements: the same
+    /// outcomes, grids, guesses, backtracks and depths, with both rule sets.
+    #[test]
+    fn children_that_inherit_their_parents_candidates_search_the_same_tree() {
+        let text = concat!(
+            ".................1.....2.3......3.2...1.4......5....6..3......4.7..8...962...7...\n",
+            "8.........95.......76.........426798...571243...893165......916....3.487....1.532\n",
+            "...2.1.....4.2..\n",
+            ".................1..2..3.4......5....3....6..7...1...8.....625..8..9....1......3.\n",
+        );
+        for rules in [Builtin::Fast, Builtin::Full] {
+            let program = builtin(rules).unwrap();
+            let solve = |inherit: bool| {
+                let opts = Options {
+                    workers: 1,
+                    search: true,
+                    batch: true,
+                    inherit,
+                    ..Default::default()
+                };
+                let mut board = Board::new(program.clone(), &opts).unwrap();
+                let carry = board.rels.carry.unwrap();
+                assert_eq!(board.session().is_observed(carry), inherit);
+                let items = crate::sudoku::puzzle::parse_text("t", text);
+                let out = solve_chunk(&mut board, items, Mode::default()).unwrap();
+                out.into_iter()
+                    .map(Result::unwrap)
+                    .map(|s| (s.outcome, s.grid, s.guesses, s.backtracks, s.max_depth))
+                    .collect::<Vec<_>>()
+            };
+            let inherited = solve(true);
+            let outcomes: Vec<_> = inherited.iter().map(|s| s.0).collect();
+            assert_eq!(
+                outcomes,
+                [
+                    Outcome::Solved,
+                    Outcome::Multiple,
+                    Outcome::Solved,
+                    Outcome::Solved
+                ]
+            );
+            let guesses: u32 = inherited.iter().map(|s| s.2).sum();
+            assert!(guesses > 30, "the rules need a search here ({rules:?})");
+            assert_eq!(inherited, solve(false), "{rules:?}");
+        }
+    }
+
     /// Engines are built when they take a puzzle: four engines given one grid build
     /// one dataflow, given none build nothing; every puzzle is still solved, in
     /// input order.

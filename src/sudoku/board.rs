@@ -12,6 +12,7 @@
 //! here.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use super::grid::{digit_char, groups, Grid, Shape};
@@ -56,6 +57,10 @@ impl View {
     }
 }
 
+/// A search node's candidates at its start, (cell, value) pairs: shared by the
+/// children of one node.
+pub type Start = Rc<Vec<[Value; 2]>>;
+
 /// What to observe.
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -73,6 +78,11 @@ pub struct Options {
     /// computed at all (its strata are not rendered) and stalled puzzles stay
     /// stalled: logic-only runs (`solve --no-search`) save its cost.
     pub search: bool,
+    /// With `search`: a stalled node's children start from its candidates
+    /// ([`Board::carried`], inserted as `start`) instead of working them out again
+    /// from its placements. Batch solving; `explain` leaves it off, so that each
+    /// node's log shows every deduction from its placements.
+    pub inherit: bool,
     pub max_rounds: Option<u32>,
     /// The engine's batch rendering: faster, but only facts added (no edits, no
     /// retracted guesses); `reset` between batches.
@@ -89,6 +99,8 @@ pub struct Rels {
     pub digit: RelId,
     pub given: RelId,
     pub guess: RelId,
+    /// `start(p, c, v)`: a search node's candidates at its start (see `carry`).
+    pub start: Option<RelId>,
     pub member: RelId,
     pub group: RelId,
     pub placed: Option<RelId>,
@@ -98,6 +110,8 @@ pub struct Rels {
     pub broken: Option<RelId>,
     pub invalid: Option<RelId>,
     pub choice_value: Option<RelId>,
+    /// `carry(p, c, v)`: a stalled puzzle's candidates, its children's `start`.
+    pub carry: Option<RelId>,
     pub empty_cell: Option<RelId>,
     pub no_place: Option<RelId>,
     pub clash: Option<RelId>,
@@ -132,6 +146,7 @@ impl Rels {
             digit: need("digit", 2)?,
             given: need("given", 3)?,
             guess: need("guess", 3)?,
+            start: opt("start", 3)?,
             member: need("member", 2)?,
             group: need("group", 3)?,
             placed: opt("placed", 3)?,
@@ -141,6 +156,7 @@ impl Rels {
             broken: opt("broken", 1)?,
             invalid: opt("invalid", 1)?,
             choice_value: opt("choice_value", 3)?,
+            carry: opt("carry", 3)?,
             empty_cell: opt("empty_cell", 2)?,
             no_place: opt("no_place", 3)?,
             clash: opt("clash", 3)?,
@@ -189,6 +205,8 @@ impl Board {
         add(rels.candidate, opts.candidates);
         add(rels.eliminated, opts.eliminations);
         add(rels.choice_value, opts.search);
+        let inherit = opts.search && opts.inherit && rels.start.is_some();
+        add(rels.carry.filter(|_| rels.start.is_some()), inherit);
         add(rels.empty_cell, opts.candidates);
         add(rels.no_place, opts.candidates);
         add(rels.clash, opts.candidates);
@@ -302,6 +320,18 @@ impl Board {
         }
     }
 
+    /// Inserts the candidates search node `p` starts from (see [`Board::carried`]).
+    pub fn set_start(&mut self, p: Value, start: &Start) -> Result<(), String> {
+        let rel = self
+            .rels
+            .start
+            .ok_or("the rule program declares no 'start'")?;
+        for &[c, v] in start.iter() {
+            self.session.insert(rel, &[p, c, v])?;
+        }
+        Ok(())
+    }
+
     /// Inserts or retracts a guess.
     pub fn set_guess(&mut self, p: Value, c: usize, v: u8, on: bool) -> Result<(), String> {
         let row = [p, c as Value, v as Value];
@@ -401,6 +431,14 @@ impl Board {
         let rows = self.session.rows_with_prefix(r, &[p]);
         let cell = rows.first()?.0[1] as usize;
         Some((cell, rows.iter().map(|(row, _)| row[2] as u8).collect()))
+    }
+
+    /// A stalled puzzle's candidates (`carry`), for its children to start from: None
+    /// unless the board inherits ([`Options::inherit`]) and the puzzle has a choice.
+    pub fn carried(&self, p: Value) -> Option<Start> {
+        let r = self.rels.carry.filter(|&r| self.session.is_observed(r))?;
+        let rows = self.session.rows_with_prefix(r, &[p]);
+        (!rows.is_empty()).then(|| Rc::new(rows.iter().map(|(r, _)| [r[1], r[2]]).collect()))
     }
 
     /// Where a puzzle is contradictory, in words (cells in Drools notation).

@@ -13,7 +13,7 @@
 use std::collections::HashSet;
 use std::rc::Rc;
 
-use super::board::{Board, Status, View};
+use super::board::{Board, Start, Status, View};
 use super::explain::{dedup_lines, Notation};
 use super::grid::Grid;
 use crate::check::ir::Value;
@@ -84,6 +84,9 @@ pub(crate) struct Node {
     pub base: Rc<Grid>,
     /// The guess that makes this node: cell and value.
     pub guess: Option<(usize, u8)>,
+    /// The candidates it starts from: its parent's last (when the board inherits
+    /// them), else those its givens leave.
+    pub start: Option<Start>,
 }
 
 impl Node {
@@ -94,20 +97,31 @@ impl Node {
             path: Vec::new(),
             base: Rc::new(grid),
             guess: None,
+            start: None,
         }
     }
 
     /// Inserts the node's facts under instance id `p` (pending until commit).
     pub fn insert(&self, board: &mut Board, p: Value) -> Result<(), String> {
         board.add(p, &self.base)?;
+        if let Some(start) = &self.start {
+            board.set_start(p, start)?;
+        }
         if let Some((c, v)) = self.guess {
             board.set_guess(p, c, v, true)?;
         }
         Ok(())
     }
 
-    /// The children of a stalled node: one per candidate of the chosen cell.
-    fn children(&self, placed: &Rc<Grid>, cell: usize, values: &[u8]) -> Vec<Node> {
+    /// The children of a stalled node: one per candidate of the chosen cell, each
+    /// starting from `start` when given (the node's last candidates).
+    fn children(
+        &self,
+        placed: &Rc<Grid>,
+        cell: usize,
+        values: &[u8],
+        start: Option<Start>,
+    ) -> Vec<Node> {
         values
             .iter()
             .map(|&v| {
@@ -119,6 +133,7 @@ impl Node {
                     path,
                     base: placed.clone(),
                     guess: Some((cell, v)),
+                    start: start.clone(),
                 }
             })
             .collect()
@@ -132,9 +147,10 @@ pub(crate) enum Verdict {
     Invalid(View),
     Solved(View),
     Contradiction,
-    /// Cells open: the view, and the chosen cell and its candidates (None when the
-    /// board does not search: see [`Board::searches`]).
-    Stalled(View, Option<(usize, Vec<u8>)>),
+    /// Cells open: the view, the chosen cell and its candidates (None when the
+    /// board does not search: see [`Board::searches`]), and the candidates its
+    /// children start from (None unless the board inherits: [`Board::carried`]).
+    Stalled(View, Option<(usize, Vec<u8>)>, Option<Start>),
 }
 
 impl Verdict {
@@ -149,9 +165,9 @@ impl Verdict {
             Status::Invalid => Verdict::Invalid(view),
             Status::Solved => Verdict::Solved(view),
             Status::Contradiction => Verdict::Contradiction,
-            Status::Stalled if !board.searches() => Verdict::Stalled(view, None),
+            Status::Stalled if !board.searches() => Verdict::Stalled(view, None, None),
             Status::Stalled => match board.choice(p) {
-                Some(choice) => Verdict::Stalled(view, Some(choice)),
+                Some(choice) => Verdict::Stalled(view, Some(choice), board.carried(p)),
                 // No open cell with candidates: a dead end.
                 None => Verdict::Contradiction,
             },
@@ -206,7 +222,7 @@ impl Tally {
             return Vec::new();
         }
         if node.depth == 0 {
-            if let Verdict::Invalid(v) | Verdict::Solved(v) | Verdict::Stalled(v, _) = &verdict {
+            if let Verdict::Invalid(v) | Verdict::Solved(v) | Verdict::Stalled(v, ..) = &verdict {
                 self.root = Some(v.grid());
                 self.root_rounds = v.rounds;
             }
@@ -223,13 +239,13 @@ impl Tally {
                 self.solutions.truncate(2);
             }
             // Without search (or a board that reports no choice) a stall is final.
-            Verdict::Stalled(v, choice) => match choice.filter(|_| self.mode.search) {
+            Verdict::Stalled(v, choice, start) => match choice.filter(|_| self.mode.search) {
                 None => self.outcome = Some(Outcome::Stalled),
                 Some(_) if self.mode.max_depth.is_some_and(|m| node.depth >= m) => {
                     self.limited = true
                 }
                 Some((cell, values)) => {
-                    children = node.children(&Rc::new(v.grid()), cell, &values);
+                    children = node.children(&Rc::new(v.grid()), cell, &values, start);
                     self.guesses += children.len() as u32;
                     self.open += children.len();
                 }
@@ -330,13 +346,13 @@ pub fn explain(
             say(l);
         }
         if node.depth == 0 {
-            if let Verdict::Invalid(v) | Verdict::Solved(v) | Verdict::Stalled(v, _) = &verdict {
+            if let Verdict::Invalid(v) | Verdict::Solved(v) | Verdict::Stalled(v, ..) = &verdict {
                 root_view = Some(v.clone());
             }
         }
         let before = tally.found;
         let stalled = match &verdict {
-            Verdict::Stalled(v, Some((c, vals))) => Some((Rc::new(v.grid()), *c, vals.clone())),
+            Verdict::Stalled(v, Some((c, vals)), _) => Some((Rc::new(v.grid()), *c, vals.clone())),
             _ => None,
         };
         if let Verdict::Contradiction = verdict {
@@ -383,7 +399,11 @@ pub fn explain(
                     top.values.len(),
                     top.node.depth + 1
                 ));
-                break Some(top.node.children(&top.placed, top.cell, &[v]).remove(0));
+                break Some(
+                    top.node
+                        .children(&top.placed, top.cell, &[v], None)
+                        .remove(0),
+                );
             }
             let done = path.pop().expect("a frame");
             say(&format!(
