@@ -205,8 +205,10 @@ impl Board {
         add(rels.candidate, opts.candidates);
         add(rels.eliminated, opts.eliminations);
         add(rels.choice_value, opts.search);
-        let inherit = opts.search && opts.inherit && rels.start.is_some();
-        add(rels.carry.filter(|_| rels.start.is_some()), inherit);
+        add(
+            rels.carry,
+            opts.search && opts.inherit && rels.start.is_some(),
+        );
         add(rels.empty_cell, opts.candidates);
         add(rels.no_place, opts.candidates);
         add(rels.clash, opts.candidates);
