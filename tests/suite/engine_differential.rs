@@ -411,6 +411,41 @@ fn aggregates_read_straight_from_one_relation() {
     assert_eq!(rel(&p, &o, "u"), rows(&[&[1, 1], &[2, 1], &[3, 1]]));
 }
 
+/// Sums read straight from one relation (where time is totally ordered, a running
+/// count of (1, value) pairs): groups asked for that have no rows (0), groups that
+/// are the relation's own, a group whose rows cancel out (still reported, 0), a sum
+/// that wraps at 32 bits, and a target that divides by zero for one row (that row
+/// adds nothing). Both renderings agree with the reference.
+#[test]
+fn sums_read_straight_from_one_relation() {
+    let p = program(
+        ".decl k(x: number)\n.decl f(x: number, t: number, y: number)\n\
+         .decl s(x: number, n: number)\n.decl o(x: number, n: number)\n\
+         .decl q(x: number, n: number)\n\
+         s(x, n) :- k(x), n = sum y : { f(x, t, y) }.\n\
+         o(x, n) :- f(x, _, _), n = sum y : { f(x, t, y) }.\n\
+         q(x, n) :- f(x, _, _), n = sum 12 / y : { f(x, t, y) }.\n",
+    );
+    let inputs = facts(
+        &p,
+        &[
+            ("k", &[1]),
+            ("k", &[2]),
+            ("k", &[4]),
+            ("f", &[1, 1, 5]),
+            ("f", &[1, 2, -5]),
+            ("f", &[2, 1, 3]),
+            ("f", &[2, 2, 0]),
+            ("f", &[3, 1, i32::MAX]),
+            ("f", &[3, 2, 1]),
+        ],
+    );
+    let o = agree_both(&p, &inputs);
+    assert_eq!(rel(&p, &o, "s"), rows(&[&[1, 0], &[2, 3], &[4, 0]]));
+    assert_eq!(rel(&p, &o, "o"), rows(&[&[1, 0], &[2, 3], &[3, i32::MIN]]));
+    assert_eq!(rel(&p, &o, "q"), rows(&[&[1, 0], &[2, 4], &[3, 12]]));
+}
+
 /// Singles read from their count (`set(k, c, v) :- nopt(k, c, 1), opt(k, c, v)`):
 /// the plan drops the join back and the count hands on its groups of one row. Groups
 /// asked for several times over (`cand` has a row per value), a single blocked by a
