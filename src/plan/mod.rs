@@ -368,7 +368,7 @@ fn plan_rule(program: &Program, index: usize, explain: bool) -> Result<RulePlan,
             Term::Wild => false,
         }),
         _ => true,
-    });
+    }) || one_row_per_group(&body, &rule.head_args);
     Ok(RulePlan {
         rule: index,
         head: rule.head,
@@ -379,6 +379,44 @@ fn plan_rule(program: &Program, index: usize, explain: bool) -> Result<RulePlan,
         explain: explain_slots,
         yields_set,
     })
+}
+
+/// Whether a rule's rows are one per group of an aggregate: its body scans one
+/// relation and aggregates per whole scanned row (`inbl(p, b, l, v, n) :- blc(p, b, l,
+/// v, _), n = count : { ... }`: the aggregate yields one value per distinct group,
+/// however many rows share it), then runs only stateless steps, and the head holds
+/// every variable of the aggregate's rows, which keep every group column. Then no head
+/// fact is derived twice, though the scanned atom has a wildcard.
+fn one_row_per_group(body: &Pipeline, head: &[Term]) -> bool {
+    let Source::Scan { out, .. } = &body.source else {
+        return false;
+    };
+    let Some(Step::Aggregate {
+        group,
+        bound: None,
+        out: kept,
+        ..
+    }) = body.steps.first()
+    else {
+        return false;
+    };
+    // The aggregate's rows keep every group column and the value.
+    let whole = !group.is_empty()
+        && out.len() == group.len()
+        && group.iter().copied().eq(0..group.len())
+        && (0..group.len()).all(|j| kept.contains(&Pick::Slot(j)))
+        && kept.contains(&Pick::Col(0));
+    let stateless = body.steps[1..].iter().all(|s| {
+        matches!(
+            s,
+            Step::Filter { .. } | Step::Project { .. } | Step::Assign { .. }
+        )
+    });
+    whole
+        && stateless
+        && body.layouts[1]
+            .iter()
+            .all(|v| head.contains(&Term::Var(*v)))
 }
 
 /// Variables of a literal that must be bound before it runs, or that it reads.
@@ -854,5 +892,33 @@ mod tests {
                 "{atom}: {steps:?}"
             );
         }
+    }
+
+    /// A rule whose rows are one per group of an aggregate over the whole scanned row
+    /// yields a set, wildcard or not; one that joins on after the aggregate, or whose
+    /// head drops a group variable or the value, does not.
+    #[test]
+    fn one_row_per_group_yields_a_set() {
+        let (program, rules) = planned(
+            ".decl e(x: number, y: number, z: number)\n.input e\n\
+             .decl a(x: number, y: number, n: number)\n.decl b(x: number, n: number)\n\
+             .decl c(x: number, n: number)\n.decl d(x: number, y: number, n: number)\n\
+             a(x, y, n) :- e(x, y, _), n = count : { e(x, y, _) }, n > 1.\n\
+             b(x, n) :- e(x, y, _), n = count : { e(x, y, _) }.\n\
+             c(y, n) :- e(x, y, _), n = count : { e(x, _, _) }.\n\
+             d(x, y, n) :- e(x, y, _), n = count : { e(x, y, _) }, e(y, x, _).\n",
+        );
+        let set = |head: &str| {
+            let rel = program.relations.iter().position(|r| r.name == head);
+            rules
+                .iter()
+                .find(|rp| Some(rp.head) == rel)
+                .unwrap()
+                .yields_set
+        };
+        assert!(set("a"));
+        assert!(!set("b"), "the head drops y");
+        assert!(!set("c"), "the aggregate is per x, not per scanned row");
+        assert!(!set("d"), "a join after the aggregate");
     }
 }
