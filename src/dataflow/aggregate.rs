@@ -170,7 +170,8 @@ where
 
 /// The body read straight from its relation; a group's marker decides whether it is
 /// reported (groups need not be distinct). A count asked for its singles
-/// (`spec.lone`) registers them in `env.lone`.
+/// (`spec.lone`) registers them in `env.lone`. Where time is totally ordered, counts
+/// and sums are running counts of weights (no history replay, no output trace).
 fn direct<'s, T: Time, const W: usize>(
     env: &mut Env<'s, T, W>,
     groups: Collection<'s, T, Wide<W>>,
@@ -203,41 +204,28 @@ where
         return counts.flat_map(|(g, n)| (n >= MARK).then(|| (g, row(&[(n % MARK) as Value]))));
     }
     if spec.func == AggFunc::Sum && T::TOTAL {
-        return direct_sum(rel, groups, d, spec);
+        // A running count of pairs: each row weighs (1, its value), each group asked
+        // for (MARK, 0), so a group is reported when its first weight reaches MARK (or
+        // whenever it has rows, when the groups are the relation's own), and the
+        // second is its sum (wrapping at 32 bits, as a reduce's sum does). A row whose
+        // target does not evaluate (a division by zero) adds nothing but is a row.
+        let own = d.groups_are_its_own(spec);
+        let target = spec.target.clone().expect("a sum has a target");
+        let weighted = rel.explode(move |r| {
+            let (g, b) = d.apply(&r)?;
+            Some((g, (1isize, target.eval(&b).map_or(0, |v| v as isize))))
+        });
+        let weighted = if own {
+            weighted
+        } else {
+            weighted.concat(groups.explode(|g| Some((g, (MARK, 0isize)))))
+        };
+        let sums = T::count_keys(weighted).expect("time is totally ordered");
+        return sums
+            .flat_map(move |(g, (n, sum))| (own || n >= MARK).then(|| (g, row(&[sum as Value]))));
     }
     let keyed = rel.flat_map(move |r| d.apply(&r).map(|(g, b)| (g, Some(b))));
     reduce_values(keyed.concat(groups.map(|g| (g, None))), spec)
-}
-
-/// A sum read straight from its relation where time is totally ordered: each row
-/// weighs a pair, 1 beside its value, and each group asked for `(MARK, 0)`, so one
-/// running count of pairs (no history replay, no output trace) holds every group's
-/// sum; a group is reported when its first weight reaches `MARK` (or, when the groups
-/// are the relation's own, whenever it has rows). Sums wrap at 32 bits, as the
-/// general rendering's do. A row the target cannot evaluate (a division by zero)
-/// adds nothing to the sum, but still counts as a row of its group.
-fn direct_sum<'s, T: Time, const W: usize>(
-    rel: Collection<'s, T, Wide<W>>,
-    groups: Collection<'s, T, Wide<W>>,
-    d: Direct,
-    spec: &AggSpec<'_>,
-) -> Collection<'s, T, (Wide<W>, Wide<W>)>
-where
-    Wide<W>: ExchangeData,
-{
-    let own = d.groups_are_its_own(spec);
-    let target = spec.target.clone().expect("a sum has a target");
-    let weighted = rel.explode(move |r| {
-        let (g, b) = d.apply(&r)?;
-        Some((g, (1isize, target.eval(&b).map_or(0, |v| v as isize))))
-    });
-    let weighted = if own {
-        weighted
-    } else {
-        weighted.concat(groups.explode(|g| Some((g, (MARK, 0isize)))))
-    };
-    let sums = T::count_keys(weighted).expect("time is totally ordered");
-    sums.flat_map(move |(g, (n, sum))| (own || n >= MARK).then(|| (g, row(&[sum as Value]))))
 }
 
 /// The counted relation's one column outside the group, and a row of the relation
