@@ -182,7 +182,8 @@ where
     Wide<W>: ExchangeData,
 {
     let rel = env.rels[&d.rel].clone();
-    let own = spec.func == AggFunc::Count && d.groups_are_its_own(spec);
+    let its_own = d.groups_are_its_own(spec);
+    let own = spec.func == AggFunc::Count && its_own;
     if let Some(view) = spec.lone {
         let arity = env.arities[d.rel];
         let (counts, singles) = count_with_singles(rel, groups, d, own, arity);
@@ -204,28 +205,48 @@ where
         return counts.flat_map(|(g, n)| (n >= MARK).then(|| (g, row(&[(n % MARK) as Value]))));
     }
     if spec.func == AggFunc::Sum && T::TOTAL {
-        // A running count of pairs: each row weighs (1, its value), each group asked
-        // for (MARK, 0), so a group is reported when its first weight reaches MARK (or
-        // whenever it has rows, when the groups are the relation's own), and the
-        // second is its sum (wrapping at 32 bits, as a reduce's sum does). A row whose
-        // target does not evaluate (a division by zero) adds nothing but is a row.
-        let own = d.groups_are_its_own(spec);
+        // Each row weighs its value (wrapping at 32 bits, as a reduce's sum does); a
+        // row whose target does not evaluate (a division by zero) adds nothing but is
+        // a row of its group.
         let target = spec.target.clone().expect("a sum has a target");
-        let weighted = rel.explode(move |r| {
+        let weigh = move |r: Wide<W>| {
             let (g, b) = d.apply(&r)?;
-            Some((g, (1isize, target.eval(&b).map_or(0, |v| v as isize))))
-        });
-        let weighted = if own {
-            weighted
-        } else {
-            weighted.concat(groups.explode(|g| Some((g, (MARK, 0isize)))))
+            Some((g, target.eval(&b).map_or(0, |v| v as isize)))
         };
-        let sums = T::count_keys(weighted).expect("time is totally ordered");
-        return sums
-            .flat_map(move |(g, (n, sum))| (own || n >= MARK).then(|| (g, row(&[sum as Value]))));
+        return rows_and_sums(rel, groups, its_own, weigh, |_, sum| row(&[sum as Value]));
     }
     let keyed = rel.flat_map(move |r| d.apply(&r).map(|(g, b)| (g, Some(b))));
     reduce_values(keyed.concat(groups.map(|g| (g, None))), spec)
+}
+
+/// Where time is totally ordered: each reported group's rows and the sum of their
+/// weights, as one running count of pairs (no history replay, no output trace). In:
+/// the relation's rows, each weighed by `weigh` as (its group, its weight), or left
+/// out; the groups asked for; `own`: the groups are the relation's own (no markers,
+/// every group with rows is reported). Otherwise a row weighs (1, its weight) and a
+/// group asked for (MARK, 0), so a group is reported once its first weight reaches
+/// MARK, with `n % MARK` rows. Out: `(group, report(rows, sum))`.
+fn rows_and_sums<'s, T: Time, const W: usize, V: ExchangeData>(
+    rel: Collection<'s, T, Wide<W>>,
+    groups: Collection<'s, T, Wide<W>>,
+    own: bool,
+    weigh: impl Fn(Wide<W>) -> Option<(Wide<W>, isize)> + 'static,
+    report: impl Fn(isize, isize) -> V + 'static,
+) -> Collection<'s, T, (Wide<W>, V)>
+where
+    Wide<W>: ExchangeData,
+{
+    let weighted = rel.explode(move |r| weigh(r).map(|(g, w)| (g, (1isize, w))));
+    let weighted = if own {
+        weighted
+    } else {
+        weighted.concat(groups.explode(|g| Some((g, (MARK, 0isize)))))
+    };
+    let sums = T::count_keys(weighted).expect("time is totally ordered");
+    sums.flat_map(move |(g, (n, sum))| {
+        let rows = if own { n } else { n % MARK };
+        (own || n >= MARK).then(|| (g, report(rows, sum)))
+    })
 }
 
 /// The counted relation's one column outside the group, and a row of the relation
@@ -273,20 +294,10 @@ where
     let (extra, single) = single_row::<W>(&d, arity);
     // (group, (count, the column of its one row or 0)) for every reported group.
     let counted: Collection<'s, T, (Wide<W>, (Value, Value))> = if T::TOTAL {
-        let weighted =
-            rel.explode(move |r| d.apply(&r).map(|(g, _)| (g, (1isize, r[extra] as isize))));
-        // A group's marker weighs MARK (no row's column is counted with it): a group
-        // is reported when its weight reaches MARK, with `n % MARK` rows.
-        let weighted = if own {
-            weighted
-        } else {
-            weighted.concat(groups.explode(|g| Some((g, (MARK, 0isize)))))
-        };
-        let sums = T::count_keys(weighted).expect("time is totally ordered");
-        sums.flat_map(move |(g, (n, sum))| {
-            let rows = if own { n } else { n % MARK };
+        let weigh = move |r: Wide<W>| d.apply(&r).map(|(g, _)| (g, r[extra] as isize));
+        rows_and_sums(rel, groups, own, weigh, |rows, sum| {
             let one = if rows == 1 { sum as Value } else { 0 };
-            (own || n >= MARK).then_some((g, (rows as Value, one)))
+            (rows as Value, one)
         })
     } else {
         let keyed = rel.flat_map(move |r| d.apply(&r).map(|(g, _)| (g, Some(r[extra]))));
