@@ -518,11 +518,7 @@ where
     };
     // When the group is the whole incoming row, the rows are their own groups and
     // the aggregate's values need no join back.
-    // (An empty group's body scans on its own, so it is never "whole".)
-    let whole = bound.is_none()
-        && !group.is_empty()
-        && group.iter().copied().eq(0..group.len())
-        && width == group.len();
+    let whole = step.groups_whole_row(width);
     let spec = AggSpec {
         scanned,
         group,

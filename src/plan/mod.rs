@@ -138,6 +138,17 @@ pub enum Step {
     },
 }
 
+impl Step {
+    /// Whether this is an aggregate grouped by the whole incoming row of `width`
+    /// slots, in order, with no value bound beforehand: then the rows are their own
+    /// groups, each with one value, and need no join back. (An empty group's body
+    /// scans on its own, so it never groups a whole row.)
+    pub fn groups_whole_row(&self, width: usize) -> bool {
+        matches!(self, Step::Aggregate { group, bound: None, .. }
+            if !group.is_empty() && width == group.len() && group.iter().copied().eq(0..width))
+    }
+}
+
 /// A source and its steps; `width` is the number of slots of the final row.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pipeline {
@@ -391,19 +402,16 @@ fn one_row_per_group(body: &Pipeline, head: &[Term]) -> bool {
     let Source::Scan { out, .. } = &body.source else {
         return false;
     };
-    let Some(Step::Aggregate {
-        group,
-        bound: None,
-        out: kept,
-        ..
-    }) = body.steps.first()
+    let Some(
+        first @ Step::Aggregate {
+            group, out: kept, ..
+        },
+    ) = body.steps.first()
     else {
         return false;
     };
     // The aggregate's rows keep every group column and the value.
-    let whole = !group.is_empty()
-        && out.len() == group.len()
-        && group.iter().copied().eq(0..group.len())
+    let whole = first.groups_whole_row(out.len())
         && (0..group.len()).all(|j| kept.contains(&Pick::Slot(j)))
         && kept.contains(&Pick::Col(0));
     let stateless = body.steps[1..].iter().all(|s| {
