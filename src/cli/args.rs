@@ -205,7 +205,8 @@ pub struct RunArgs {
     /// Time and size of the evaluation, on stderr
     #[arg(long)]
     pub stats: bool,
-    /// Per rule: rows derived, rounds fired, time in its operators (stderr)
+    /// Per rule: rows derived, rounds fired, time in its operators; per relation and
+    /// block: time in their own operators (stderr)
     #[arg(long)]
     pub profile: bool,
     #[command(flatten)]
@@ -304,7 +305,8 @@ pub struct SolveArgs {
     /// [default: 96, or fewer where the engines would hold over 384 together]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub chunk: Option<u64>,
-    /// Per rule: rows derived, rounds fired, time in its operators (stderr)
+    /// Per rule: rows derived, rounds fired, time in its operators; per relation and
+    /// block: time in their own operators (stderr)
     #[arg(long)]
     pub profile: bool,
     #[command(flatten)]

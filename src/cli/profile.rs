@@ -1,44 +1,94 @@
-//! `--profile`: what each rule cost, as a table on stderr.
+//! `--profile`: what each rule, each relation's own operators and each block's
+//! machinery cost, as a table on stderr.
 
 use sudolog::check::ir::Program;
-use sudolog::session::RuleCost;
+use sudolog::session::{Charge, Cost};
 
-/// One line per rule that rendered operators or derived anything, costliest first:
-/// its index and label, the rows its body derived, the rounds it derived in (and the
-/// first and last of them), its operators, and their scheduled time summed over the
-/// workers. Arrangements shared by several rules are charged to the first.
-pub fn table(program: &Program, costs: &[RuleCost]) -> String {
-    let mut rows: Vec<&RuleCost> = costs.iter().collect();
-    rows.sort_by(|a, b| b.time.cmp(&a.time).then(a.rule.cmp(&b.rule)));
+/// One line per piece that ran operators or derived anything, costliest first, then
+/// a line that sums each kind. A rule shows its index and label, the rows its body
+/// derived, the rounds it derived in (and the first and last of them); a relation's
+/// own operators (union, deduplication, its arrangements entered into a block) show
+/// `rel` and `[name]`; a block's machinery (its scope, loop variables, tier gating,
+/// explanations) `loop` and its state relations; the rest of the dataflows (inputs,
+/// outputs, the probe) `rest`. Then each piece's operators, their scheduled time
+/// summed over the workers and its share of all operators' time. Arrangements shared
+/// by several rules are charged to the first.
+pub fn table(program: &Program, costs: &[Cost]) -> String {
+    let mut rows: Vec<&Cost> = costs.iter().collect();
+    rows.sort_by(|a, b| b.time.cmp(&a.time).then(a.charge.cmp(&b.charge)));
     let total: f64 = rows.iter().map(|c| c.time.as_secs_f64()).sum();
+    let share = |c: &Cost| match total > 0.0 {
+        true => 100.0 * c.time.as_secs_f64() / total,
+        false => 0.0,
+    };
     let mut out = format!(
         "{:>5}  {:<32} {:>10} {:>7} {:>9} {:>5} {:>10} {:>6}\n",
         "rule", "label", "derived", "rounds", "first-last", "ops", "time ms", "share"
     );
-    for c in rows {
-        let label = program.rules.get(c.rule).map_or("?", |r| r.label.as_str());
+    for c in &rows {
+        let (id, label) = name(program, c.charge);
         let span = match (c.rounds.first(), c.rounds.last()) {
             (Some(a), Some(b)) => format!("{a}-{b}"),
             _ => "-".to_string(),
         };
-        let ms = c.time.as_secs_f64() * 1000.0;
+        let (derived, rounds) = match c.charge {
+            Charge::Rule(_) => (c.derived.to_string(), c.rounds.len().to_string()),
+            _ => ("-".to_string(), "-".to_string()),
+        };
         out.push_str(&format!(
             "{:>5}  {:<32} {:>10} {:>7} {:>9} {:>5} {:>10.1} {:>5.1}%\n",
-            c.rule,
-            truncate(label, 32),
-            c.derived,
-            c.rounds.len(),
+            id,
+            truncate(&label, 32),
+            derived,
+            rounds,
             span,
             c.operators,
-            ms,
-            if total > 0.0 {
-                100.0 * c.time.as_secs_f64() / total
-            } else {
-                0.0
-            }
+            c.time.as_secs_f64() * 1000.0,
+            share(c),
         ));
     }
+    let kinds = [("rules", 0), ("relations", 1), ("loops", 2), ("rest", 3)];
+    let parts: Vec<String> = kinds
+        .iter()
+        .map(|(name, k)| {
+            let of_kind = rows.iter().filter(|c| kind(c.charge) == *k);
+            let s: f64 = of_kind.map(|c| share(c)).sum();
+            format!("{name} {s:.1}%")
+        })
+        .collect();
+    out.push_str(&format!(
+        "all operators: {:.1} ms ({})\n",
+        total * 1000.0,
+        parts.join(", ")
+    ));
     out
+}
+
+fn kind(c: Charge) -> usize {
+    match c {
+        Charge::Rule(_) => 0,
+        Charge::Relation(_) => 1,
+        Charge::Block(_) => 2,
+        Charge::Rest => 3,
+    }
+}
+
+/// The first two columns of a piece's line.
+fn name(program: &Program, c: Charge) -> (String, String) {
+    let rel = |r: usize| program.relations.get(r).map_or("?", |r| r.name.as_str());
+    match c {
+        Charge::Rule(i) => {
+            let label = program.rules.get(i).map_or("?", |r| r.label.as_str());
+            (i.to_string(), label.to_string())
+        }
+        Charge::Relation(r) => ("rel".into(), format!("[{}]", rel(r))),
+        Charge::Block(b) => {
+            let state = program.blocks.get(b).map(|b| &b.state[..]).unwrap_or(&[]);
+            let names: Vec<&str> = state.iter().map(|&r| rel(r)).collect();
+            ("loop".into(), format!("{{{}}}", names.join(",")))
+        }
+        Charge::Rest => ("rest".into(), "inputs,outputs,probe".into()),
+    }
 }
 
 fn truncate(s: &str, n: usize) -> String {

@@ -19,7 +19,7 @@ use super::error::{self, CliError};
 use super::progress;
 use super::puzzles::{self, Validator};
 use super::rules::{program, require, solving};
-use sudolog::session::{merge_costs, RuleCost};
+use sudolog::session::{merge_costs, Cost};
 use sudolog::sudoku::batch::{solve_sharded, Engines, Limits, Solved, Summary};
 use sudolog::sudoku::board::{Board, Options};
 use sudolog::sudoku::explain::Notation;
@@ -313,7 +313,7 @@ fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
         1 => Some(super::stdio::to_stderr(engine.processes > 1, make).map_err(error::engine)?),
         _ => None,
     };
-    let mut costs: Vec<RuleCost> = Vec::new();
+    let mut costs: Vec<Cost> = Vec::new();
     let mode = args.search.mode();
     let limits = Limits::for_engines(args.chunk.map(|c| c as usize), shards);
     let mut sink = Sink {
@@ -383,7 +383,7 @@ fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
         if let Some(board) = &mut board {
             costs = board.profile().map_err(error::engine)?;
         }
-        costs.sort_by_key(|c| c.rule);
+        costs.sort_by_key(|c| c.charge);
         eprint!("{}", super::profile::table(&program, &costs));
     }
     if sink.prints {

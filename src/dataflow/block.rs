@@ -20,6 +20,7 @@ use timely::dataflow::operators::vec::{Filter, Map};
 use timely::dataflow::Scope;
 
 use super::pipeline::{render_rule, Env};
+use super::profile::Charge;
 use super::render::EVENT;
 use super::row::{row, Wide};
 use super::time::{Epoch, Rounds};
@@ -150,11 +151,13 @@ where
     let mut outer_rows = Vec::new();
     let mut outer_keys = Vec::new();
     for (rel, cols, keys) in lookups {
+        let first = env.next_operator();
         if keys {
             outer_keys.push((rel, cols.clone(), env.keys_pub(rel, &cols)));
         } else {
             outer_rows.push((rel, cols.clone(), env.rows_pub(rel, &cols)));
         }
+        env.charge(Charge::Relation(rel), first);
     }
     scope.scoped::<R, _, _>(R::NAME, |inner| {
         let mut ienv = Env::new(
@@ -186,6 +189,7 @@ where
             }
             // A lone rule that yields a set needs no distinct. Views take no inputs
             // from the session: only a view with program facts enters its input.
+            let first = ienv.next_operator();
             let has_facts = spec.view_facts.contains(v);
             let coll = if rules.len() == 1 && rules[0].yields_set && !has_facts {
                 parts.pop().unwrap()
@@ -196,6 +200,7 @@ where
                 R::distinct(concatenate(inner, parts))
             };
             ienv.rels.insert(*v, coll);
+            ienv.charge(Charge::Relation(*v), first);
         }
 
         // Derivations per (relation, tier), and explained ones per rule.
@@ -299,6 +304,7 @@ where
         let mut left = Vec::new();
         let mut rels = Vec::new();
         for (s, var, cur) in vars {
+            let first = ienv.next_operator();
             let mut parts = vec![inputs[&s].clone().enter(inner)];
             if !complete {
                 parts.push(cur.clone());
@@ -316,13 +322,15 @@ where
                     .as_collection(),
             );
             rels.push(Left { rel: s, observed });
+            ienv.charge(Charge::Relation(s), first);
         }
         for (v, _) in spec.views {
             let (contents, observed) = (spec.leaves)(*v);
             if contents || observed {
-                let t = *v as u32;
+                let (first, t) = (ienv.next_operator(), *v as u32);
                 left.push(ienv.rels[v].clone().map(move |r| (t, r, [0; W], 0)));
                 rels.push(Left { rel: *v, observed });
+                ienv.charge(Charge::Relation(*v), first);
             }
         }
 

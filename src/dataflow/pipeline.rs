@@ -18,7 +18,7 @@ use differential_dataflow::{AsCollection, ExchangeData};
 use timely::container::PushInto;
 
 use super::aggregate::{aggregate_groups, AggSpec, Scanned};
-use super::profile::ProfileCell;
+use super::profile::{Charge, ProfileCell};
 use super::row::{build, project, Wide};
 use super::time::{Epoch, Time};
 use crate::check::ir::{CmpOp, RelId, Symbols, Value};
@@ -95,8 +95,18 @@ where
     }
 
     /// The identifier timely gives the next operator built in this worker.
-    fn next_operator(&self) -> usize {
+    pub(crate) fn next_operator(&self) -> usize {
         self.unit.inner.scope().worker().peek_identifier()
+    }
+
+    /// With a profile: charges the operators built since `first` to `charge`, but
+    /// those that a piece rendered among them charges to itself.
+    pub(crate) fn charge(&self, charge: Charge, first: usize) {
+        if let Some(profile) = &self.profile {
+            profile
+                .borrow_mut()
+                .rendered(charge, first..self.next_operator());
+        }
     }
 
     fn rel(&self, rel: RelId) -> Collection<'s, T, Wide<W>> {
@@ -717,7 +727,7 @@ where
         let (rule, cell) = (rp.rule, profile.clone());
         heads = heads.inspect(move |(_, t, d)| cell.borrow_mut().derived(rule, t.round(), *d));
         let ops = first..env.next_operator();
-        profile.borrow_mut().rendered(rule, ops);
+        profile.borrow_mut().rendered(Charge::Rule(rule), ops);
     }
     (heads, explained)
 }

@@ -15,7 +15,7 @@ use timely::order::Product;
 
 use super::block::{render_block, BlockSpec, Leaving};
 use super::pipeline::{render_rule, Env};
-use super::profile::ProfileCell;
+use super::profile::{Charge, ProfileCell};
 use super::row::{rewiden, row, Row, Wide};
 use super::sorted::Facts;
 use super::time::{Epoch, Time};
@@ -457,6 +457,7 @@ where
                         evs.push(ev);
                     }
                 }
+                let first = env.next_operator();
                 let coll = if rules.is_empty() {
                     parts.swap_remove(0)
                 } else {
@@ -472,6 +473,7 @@ where
                     );
                 }
                 env.rels.insert(*rel, coll);
+                env.charge(Charge::Relation(*rel), first);
             }
             StratumPlan::Block {
                 block,
@@ -486,6 +488,7 @@ where
                 read.sort();
                 read.dedup();
                 read.retain(|r| !state.contains(r) && !views.iter().any(|(v, _)| v == r));
+                let first = env.next_operator();
                 let render_block = if outputs.batch {
                     render_block::<(Epoch, u32), W>
                 } else {
@@ -548,6 +551,7 @@ where
                         probed.push(p);
                     }
                 }
+                env.charge(Charge::Block(*block), first);
             }
         }
     }

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::check::ir::{Program, RelId, RelKind, Symbols, Value};
-pub use crate::dataflow::profile::{merge_costs, RuleCost};
+pub use crate::dataflow::profile::{merge_costs, Charge, Cost};
 use crate::dataflow::render::{merge_runs, ChangeRun, Split, Update, EVENT};
 use crate::dataflow::row::{row, Row, WIDTH};
 use crate::dataflow::sorted::Facts;
@@ -487,9 +487,10 @@ impl Session {
         self.observed[rel]
     }
 
-    /// Per rule, what it has cost since the session started (or was last reset),
-    /// summed over the workers of this process. Empty unless [`Config::profile`].
-    pub fn profile(&mut self) -> Result<Vec<RuleCost>, String> {
+    /// Per rule, relation and block, and for the rest of the dataflow, what it has
+    /// cost since the session started (or was last reset), summed over the workers
+    /// of this process. Empty unless [`Config::profile`].
+    pub fn profile(&mut self) -> Result<Vec<Cost>, String> {
         self.send(Cmd::Profile)?;
         let per_worker = self.replies("a profile request", |r| match r {
             Reply::Profile(costs) => Some(costs),
@@ -499,7 +500,7 @@ impl Session {
         for costs in per_worker {
             merge_costs(&mut all, costs);
         }
-        all.sort_by_key(|c| c.rule);
+        all.sort_by_key(|c| c.charge);
         Ok(all)
     }
 

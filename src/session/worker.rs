@@ -8,7 +8,7 @@ use timely::worker::Worker;
 
 use crate::check::ir::{Program, RelId};
 use crate::dataflow::profile::{
-    log_operator_times, merge_costs, OperatorTimes, ProfileCell, RuleCost,
+    log_operators, merge_costs, Charge, Cost, OperatorLog, ProfileCell,
 };
 use crate::dataflow::render::{render, ChangeRun, Dataflow, Outputs, Split};
 use crate::dataflow::row::Row;
@@ -29,7 +29,7 @@ pub enum Reply {
     /// A commit's changes (this worker's share, split here in parallel with the
     /// others'), or a rebuild done.
     Done(Split),
-    Profile(Vec<RuleCost>),
+    Profile(Vec<Cost>),
     /// The worker panicked (a bug): the session cannot go on.
     Failed(String),
 }
@@ -63,8 +63,13 @@ fn build(w: &mut Worker, job: &Job) -> Built {
     let id = w.next_dataflow_index();
     let profile: Option<ProfileCell> = job.profile.then(Default::default);
     let p2 = profile.clone();
+    let first = w.peek_identifier();
     let mut df =
         w.dataflow::<Epoch, _, _>(|scope| render(scope, job.program, job.plan, job.outputs, p2));
+    if let Some(p) = &profile {
+        p.borrow_mut()
+            .rendered(Charge::Rest, first..w.peek_identifier());
+    }
     if w.index() == 0 {
         df.insert_unit();
     }
@@ -88,10 +93,10 @@ pub fn run(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
 
 fn serve(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
     let (index, peers) = (w.index(), w.peers());
-    let times: Option<OperatorTimes> = job.profile.then(|| log_operator_times(w));
+    let log: Option<OperatorLog> = job.profile.then(|| log_operators(w));
     // Costs of the dataflows dropped so far (batch runs rebuild per chunk).
-    let mut earlier: Vec<RuleCost> = Vec::new();
-    let costs_of = |b: &Built| match (&b.profile, &times) {
+    let mut earlier: Vec<Cost> = Vec::new();
+    let costs_of = |b: &Built| match (&b.profile, &log) {
         (Some(p), Some(t)) => p.borrow().costs(t),
         _ => Vec::new(),
     };
@@ -118,6 +123,9 @@ fn serve(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
                 let id = b.id;
                 drop(b);
                 w.drop_dataflow(id);
+                if let Some(log) = &log {
+                    log.borrow_mut().forget_before(w.peek_identifier());
+                }
                 b = build(w, job);
                 Reply::Done(ChangeRun::empty().split())
             }

@@ -242,7 +242,7 @@ impl Board {
         &self.program
     }
     /// Per rule, what it has cost so far (empty unless `Options::profile`).
-    pub fn profile(&mut self) -> Result<Vec<crate::session::RuleCost>, String> {
+    pub fn profile(&mut self) -> Result<Vec<crate::session::Cost>, String> {
         self.session.profile()
     }
     pub fn session(&self) -> &Session {

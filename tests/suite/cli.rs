@@ -431,6 +431,25 @@ fn engines_per_worker_keep_input_order() {
                 .unwrap_or_else(|| panic!("no {label} in {}", r.err));
             fields[2].parse().unwrap()
         };
+        // Besides the rules, each relation's own operators and the block's: the
+        // total's shares by kind add up to all of the operators' time.
+        let line = |first: &str, label: &str| {
+            r.err.lines().any(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                f.first() == Some(&first) && f.get(1) == Some(&label)
+            })
+        };
+        assert!(line("rel", "[placed]") && line("loop", "{placed,eliminated,reach,colour~"));
+        let last = r.err.lines().find(|l| l.starts_with("all operators: "));
+        let last = last.unwrap_or_else(|| panic!("no total in {}", r.err));
+        let shares: Vec<f64> = last
+            .split(['(', ')', ','])
+            .filter_map(|part| part.trim().split(' ').nth(1)?.strip_suffix('%'))
+            .map(|s| s.parse().unwrap())
+            .collect();
+        assert_eq!(shares.len(), 4, "{last}");
+        assert!((shares.iter().sum::<f64>() - 100.0).abs() < 0.3, "{last}");
+        assert!(shares[1] > 0.0, "relations: {last}");
         (derived("given"), derived("eliminate"), derived("single"))
     };
     let (given, eliminated, singles) = profile("1");
