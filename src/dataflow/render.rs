@@ -20,7 +20,7 @@ use super::row::{rewiden, row, Row, Wide};
 use super::sorted::Facts;
 use super::time::{Epoch, Time};
 use crate::check::ir::{Program, RelId};
-use crate::plan::{Pipeline, Plan, Source, Step, StratumPlan};
+use crate::plan::{Plan, StratumPlan};
 
 /// Tag of explain events in [`Update`]s (relations use their id).
 pub const EVENT: u32 = u32::MAX;
@@ -295,21 +295,6 @@ impl<const W: usize> Feed for Inputs<W> {
     }
 }
 
-fn reads(p: &Pipeline, out: &mut Vec<RelId>) {
-    match &p.source {
-        Source::Scan { rel, .. } => out.push(*rel),
-        Source::Lone { count, rel, .. } => out.extend([*count, *rel]),
-        Source::Unit | Source::Given => {}
-    }
-    for s in &p.steps {
-        match s {
-            Step::Join { rel, .. } | Step::Antijoin { rel, .. } => out.push(*rel),
-            Step::Aggregate { body, .. } => reads(body, out),
-            _ => {}
-        }
-    }
-}
-
 /// The relations stratum `s` defines.
 fn stratum_defines(s: &StratumPlan) -> Vec<RelId> {
     match s {
@@ -350,7 +335,7 @@ fn needed_strata(plan: &Plan, observe: &dyn Fn(RelId) -> bool) -> (Vec<bool>, Ve
 fn stratum_reads(s: &StratumPlan) -> Vec<RelId> {
     let mut out = Vec::new();
     for rp in s.rules() {
-        reads(&rp.body, &mut out);
+        rp.body.reads(&mut out);
     }
     out
 }

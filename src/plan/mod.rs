@@ -160,6 +160,25 @@ pub struct Pipeline {
     pub layouts: Vec<Vec<VarId>>,
 }
 
+impl Pipeline {
+    /// Adds the relations the pipeline reads (its source, joins, antijoins and
+    /// aggregates' bodies) to `out`.
+    pub fn reads(&self, out: &mut Vec<RelId>) {
+        match &self.source {
+            Source::Scan { rel, .. } => out.push(*rel),
+            Source::Lone { count, rel, .. } => out.extend([*count, *rel]),
+            Source::Unit | Source::Given => {}
+        }
+        for s in &self.steps {
+            match s {
+                Step::Join { rel, .. } | Step::Antijoin { rel, .. } => out.push(*rel),
+                Step::Aggregate { body, .. } => body.reads(out),
+                _ => {}
+            }
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct RulePlan {
     /// Index of the rule in `Program::rules`.
@@ -304,6 +323,7 @@ pub fn plan(program: &Program, explain: bool) -> Result<Plan, Vec<Diagnostic>> {
                 let views = block.views.iter().map(|&v| (v, plan_rules(v))).collect();
                 let rules: Vec<RulePlan> =
                     block.state.iter().flat_map(|&s| plan_rules(s)).collect();
+                let (views, after) = after_the_loop(views, &rules);
                 let mut tiers: Vec<u32> = rules
                     .iter()
                     .filter(|r| !r.ungated)
@@ -319,6 +339,11 @@ pub fn plan(program: &Program, explain: bool) -> Result<Plan, Vec<Diagnostic>> {
                     rules,
                     tiers,
                 });
+                strata.extend(
+                    after
+                        .into_iter()
+                        .map(|(rel, rules)| StratumPlan::Flat { rel, rules }),
+                );
             }
         }
     }
@@ -330,6 +355,37 @@ pub fn plan(program: &Program, explain: bool) -> Result<Plan, Vec<Diagnostic>> {
     } else {
         Err(errors)
     }
+}
+
+/// Splits a block's views (in evaluation order, each with its rules) into those its
+/// loop needs and those it does not: a view that no rule of the block reads (state
+/// rules, or views it keeps) is, at the fixpoint, a function of the final state, so
+/// it is computed once after the loop (in order, a flat stratum each) instead of in
+/// every round. Views leave a block without rounds and explain nothing (the checker
+/// refuses `@explain` on them), so what is observed is the same.
+fn after_the_loop(
+    views: Vec<(RelId, Vec<RulePlan>)>,
+    rules: &[RulePlan],
+) -> (Vec<(RelId, Vec<RulePlan>)>, Vec<(RelId, Vec<RulePlan>)>) {
+    let mut read = Vec::new();
+    for rp in rules {
+        rp.body.reads(&mut read);
+    }
+    let (mut keep, mut after) = (Vec::new(), Vec::new());
+    // Last first: a view only reads views before it.
+    for (v, rps) in views.into_iter().rev() {
+        if read.contains(&v) {
+            for rp in &rps {
+                rp.body.reads(&mut read);
+            }
+            keep.push((v, rps));
+        } else {
+            after.push((v, rps));
+        }
+    }
+    keep.reverse();
+    after.reverse();
+    (keep, after)
 }
 
 fn plan_rule(program: &Program, index: usize, explain: bool) -> Result<RulePlan, String> {
@@ -928,5 +984,39 @@ mod tests {
         assert!(!set("b"), "the head drops y");
         assert!(!set("c"), "the aggregate is per x, not per scanned row");
         assert!(!set("d"), "a join after the aggregate");
+    }
+
+    /// A view that no rule of its block reads (but another such view) is computed
+    /// after the loop; the others stay in it.
+    #[test]
+    fn views_the_loop_does_not_read_come_after_it() {
+        let text = ".decl e(x: number)\n.input e\n\
+             .fixpoint {\n\
+               .decl s(x: number)\n\
+               .view u(x: number)\n.view b(x: number)\n.view a(x: number)\n\
+               .view w(x: number)\n\
+               s(x) :- e(x).\n s(x) :- u(x).\n u(x) :- s(y), x = y + 1, x < 5.\n\
+               b(x) :- s(x), !u(x).\n a(x) :- b(x).\n w(x) :- s(x), x > 2.\n\
+             }\n";
+        let (sources, ast) = crate::syntax::parse_str("t.dl", text).expect("parses");
+        let program = crate::check::check(sources, &ast).expect("checks");
+        let name = |r: &RelId| program.relations[*r].name.clone();
+        let plan = plan(&program, false).expect("plans");
+        let layout: Vec<String> = plan
+            .strata
+            .iter()
+            .map(|s| match s {
+                StratumPlan::Flat { rel, .. } => name(rel),
+                StratumPlan::Block { state, views, .. } => {
+                    let names: Vec<String> = state
+                        .iter()
+                        .chain(views.iter().map(|(v, _)| v))
+                        .map(name)
+                        .collect();
+                    format!("{{{}}}", names.join(" "))
+                }
+            })
+            .collect();
+        assert_eq!(layout, ["e", "{s u}", "b", "a", "w"]);
     }
 }
