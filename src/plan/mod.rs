@@ -357,16 +357,16 @@ pub fn plan(program: &Program, explain: bool) -> Result<Plan, Vec<Diagnostic>> {
     }
 }
 
+/// A view and its rules.
+type ViewPlan = (RelId, Vec<RulePlan>);
+
 /// Splits a block's views (in evaluation order, each with its rules) into those its
 /// loop needs and those it does not: a view that no rule of the block reads (state
 /// rules, or views it keeps) is, at the fixpoint, a function of the final state, so
 /// it is computed once after the loop (in order, a flat stratum each) instead of in
 /// every round. Views leave a block without rounds and explain nothing (the checker
 /// refuses `@explain` on them), so what is observed is the same.
-fn after_the_loop(
-    views: Vec<(RelId, Vec<RulePlan>)>,
-    rules: &[RulePlan],
-) -> (Vec<(RelId, Vec<RulePlan>)>, Vec<(RelId, Vec<RulePlan>)>) {
+fn after_the_loop(views: Vec<ViewPlan>, rules: &[RulePlan]) -> (Vec<ViewPlan>, Vec<ViewPlan>) {
     let mut read = Vec::new();
     for rp in rules {
         rp.body.reads(&mut read);
