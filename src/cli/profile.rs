@@ -47,13 +47,12 @@ pub fn table(program: &Program, costs: &[Cost]) -> String {
             share(c),
         ));
     }
-    let kinds = [("rules", 0), ("relations", 1), ("loops", 2), ("rest", 3)];
-    let parts: Vec<String> = kinds
+    let parts: Vec<String> = ["rules", "relations", "loops", "rest"]
         .iter()
-        .map(|(name, k)| {
-            let of_kind = rows.iter().filter(|c| kind(c.charge) == *k);
+        .map(|&k| {
+            let of_kind = rows.iter().filter(|c| kind(c.charge) == k);
             let s: f64 = of_kind.map(|c| share(c)).sum();
-            format!("{name} {s:.1}%")
+            format!("{k} {s:.1}%")
         })
         .collect();
     out.push_str(&format!(
@@ -64,12 +63,13 @@ pub fn table(program: &Program, costs: &[Cost]) -> String {
     out
 }
 
-fn kind(c: Charge) -> usize {
+/// The kind of piece, as the total line names it.
+fn kind(c: Charge) -> &'static str {
     match c {
-        Charge::Rule(_) => 0,
-        Charge::Relation(_) => 1,
-        Charge::Block(_) => 2,
-        Charge::Rest => 3,
+        Charge::Rule(_) => "rules",
+        Charge::Relation(_) => "relations",
+        Charge::Block(_) => "loops",
+        Charge::Rest => "rest",
     }
 }
 

@@ -28,8 +28,8 @@ pub enum Charge {
     /// arrangements it was the first to build.
     Rule(usize),
     /// A relation's own operators: the union and deduplication of what its rules
-    /// derive (a state relation's, every round), and its arrangements outside a
-    /// block that the block's rules read.
+    /// derive (a state relation's, every round), what of it leaves for observers,
+    /// and its arrangements outside a block that the block's rules read.
     Relation(RelId),
     /// A fixpoint block's own machinery: its scope, its loop variables, tier
     /// gating, explanations, and splitting what leaves it by relation.

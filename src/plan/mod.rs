@@ -998,8 +998,7 @@ mod tests {
                s(x) :- e(x).\n s(x) :- u(x).\n u(x) :- s(y), x = y + 1, x < 5.\n\
                b(x) :- s(x), !u(x).\n a(x) :- b(x).\n w(x) :- s(x), x > 2.\n\
              }\n";
-        let (sources, ast) = crate::syntax::parse_str("t.dl", text).expect("parses");
-        let program = crate::check::check(sources, &ast).expect("checks");
+        let program = crate::check::check_str("t.dl", text).expect("checks");
         let name = |r: &RelId| program.relations[*r].name.clone();
         let plan = plan(&program, false).expect("plans");
         let layout: Vec<String> = plan

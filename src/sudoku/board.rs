@@ -241,7 +241,8 @@ impl Board {
     pub fn program(&self) -> &Arc<Program> {
         &self.program
     }
-    /// Per rule, what it has cost so far (empty unless `Options::profile`).
+    /// Per rule, relation and block, what it has cost so far (empty unless
+    /// `Options::profile`).
     pub fn profile(&mut self) -> Result<Vec<crate::session::Cost>, String> {
         self.session.profile()
     }
