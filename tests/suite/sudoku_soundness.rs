@@ -102,3 +102,69 @@ fn the_fast_rules_are_sound() {
     puzzles.extend(data("top95.txt", 30));
     check(&puzzles, Builtin::Fast);
 }
+
+/// At the fast rules' fixpoint no intersection is left to apply: wherever a value's
+/// candidates in a box lie in one row or column, the value has no candidate in the rest
+/// of that line, and wherever a value's candidates in a row or column lie in one box,
+/// none in the rest of that box. Checked from the candidates the rules leave, with the
+/// 9x9 geometry worked out here (the rules read it from `group` and `member` facts).
+#[test]
+fn the_fast_rules_leave_no_intersection_unapplied() {
+    let mut puzzles = data("top95.txt", 95);
+    puzzles.extend(data("17_clue_300.txt", 60));
+    let opts = Options {
+        candidates: true,
+        ..Default::default()
+    };
+    let (board, _) = board_with_solutions(&puzzles, builtin(Builtin::Fast).unwrap(), &opts);
+    // Each puzzle's candidates, a bit per value per cell.
+    let mut cand = vec![[0u16; 81]; puzzles.len()];
+    let session = board.session();
+    for (row, _) in session.contents(board.rels.candidate.unwrap()) {
+        cand[row[0] as usize][row[1] as usize] |= 1 << row[2];
+    }
+    let bx = |c: usize| (c / 27) * 3 + (c % 9) / 3;
+    // A group's cells, for rows (0..9), columns (9..18) and boxes (18..27).
+    let cells = |g: usize| -> Vec<usize> {
+        (0..81)
+            .filter(|&c| match g {
+                0..=8 => c / 9 == g,
+                9..=17 => c % 9 == g - 9,
+                _ => bx(c) == g - 18,
+            })
+            .collect()
+    };
+    // The group of each kind a cell lies in: its row, its column, its box.
+    let of = |c: usize| [c / 9, 9 + c % 9, 18 + bx(c)];
+    let mut confined = 0;
+    for (p, cand) in cand.iter().enumerate() {
+        for g in 0..27 {
+            for v in 1..=9 {
+                let has = |c: usize| cand[c] & (1 << v) != 0;
+                let places: Vec<usize> = cells(g).into_iter().filter(|&c| has(c)).collect();
+                if places.len() < 2 {
+                    continue;
+                }
+                // Lines for a box, the box for a line: one shared by every place.
+                let kinds: &[usize] = if g >= 18 { &[0, 1] } else { &[2] };
+                for &k in kinds {
+                    let h = of(places[0])[k];
+                    if places.iter().all(|&c| of(c)[k] == h) {
+                        confined += 1;
+                        for c in cells(h).into_iter().filter(|&c| !cells(g).contains(&c)) {
+                            assert!(
+                                !has(c),
+                                "puzzle {}: {v} in group {g} lies in group {h} only, yet cell {c} keeps it",
+                                puzzles[p]
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        confined > 100,
+        "only {confined} confined values: the check saw little"
+    );
+}
