@@ -146,10 +146,8 @@ fn checked<'s>(
     member: Static<'s>,
 ) -> (Coll<'s, u32>, Coll<'s, u32>) {
     let scope = given.scope();
-    let cells = ids.clone().flat_map(|p| (0..81u8).map(move |c| (p, c)));
-    let gv_marks = ids
-        .clone()
-        .flat_map(|p| (0..27u8).flat_map(move |g| (1..=9u8).map(move |v| (p, g, v))));
+    let cell_marks = ids.clone().flat_map(|p| (0..81u8).map(move |c| (p, c)));
+    let gv_marks = ids.flat_map(|p| (0..27u8).flat_map(move |g| (1..=9u8).map(move |v| (p, g, v))));
     let (placed, broken) = scope.scoped::<(u32, u32), _, _>("Batch", |inner| {
         let (var, placed) = VecVariable::new(inner, (0, 1));
         let Round { next, broken, .. } = singles(
@@ -157,7 +155,7 @@ fn checked<'s>(
             None,
             given.clone().enter(inner),
             open.enter(inner),
-            cells.clone().enter(inner),
+            cell_marks.enter(inner),
             gv_marks.enter(inner),
             peer.enter(inner),
             member.enter(inner),

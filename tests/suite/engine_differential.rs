@@ -747,11 +747,7 @@ fn views_subtracted_by_whole_rows() {
                 observe: sudolog::session::Observe::Relations(vec![placed, open, done]),
                 ..eng::config(workers, false)
             };
-            let mut s = sudolog::session::Session::new(p.clone(), config).expect("starts");
-            for (rel, t) in &inputs {
-                s.insert(*rel, t).expect("insert");
-            }
-            s.commit().expect("commit");
+            let s = eng::committed(&p, &inputs, config);
             for rel in [placed, open, done] {
                 let got: Vec<_> = s.contents(rel).into_iter().collect();
                 let want: Vec<_> = expected.contents[rel].clone().into_iter().collect();

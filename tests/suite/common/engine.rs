@@ -100,12 +100,17 @@ pub fn run_fresh_with(
         batch,
         ..config(workers, explain)
     };
+    Outcome::from_session(&committed(p, inputs, config))
+}
+
+/// A fresh session of `config` with `inputs` inserted and committed once.
+pub fn committed(p: &Arc<Program>, inputs: &[(RelId, Tuple)], config: Config) -> Session {
     let mut s = Session::new(p.clone(), config).expect("session starts");
     for (rel, t) in inputs {
         s.insert(*rel, t).expect("insert");
     }
     s.commit().expect("commit");
-    Outcome::from_session(&s)
+    s
 }
 
 /// The reference result for `inputs`.
