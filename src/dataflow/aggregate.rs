@@ -145,26 +145,34 @@ impl Direct {
     }
 }
 
-/// Each group's aggregate value: `(group, [value])` for every group of `rows`
-/// (projected onto `spec.group`). `whole`: the rows are their groups.
-pub fn aggregate_groups<'s, T: Time, const W: usize>(
+/// Each group's aggregate value, for every group of `rows` (projected onto
+/// `spec.group`), passed through `finish` (group, [value]) in the operator that
+/// yields it: a rule's head built there needs no operator of its own. `rows` is
+/// called only where the groups are needed (a count or sum over the rows' own
+/// relation builds no operator for them). `whole`: the rows are their groups.
+pub fn aggregate_groups<'s, T: Time, const W: usize, O, F>(
     env: &mut Env<'s, T, W>,
-    rows: Collection<'s, T, Wide<W>>,
+    rows: impl FnOnce() -> Collection<'s, T, Wide<W>>,
     spec: &AggSpec<'_>,
     whole: bool,
-) -> Collection<'s, T, (Wide<W>, Wide<W>)>
+    finish: F,
+) -> Collection<'s, T, O>
 where
     Wide<W>: ExchangeData,
+    O: ExchangeData,
+    F: Fn(&Wide<W>, &Wide<W>) -> Option<O> + 'static,
 {
     let g = spec.group.to_vec();
-    let groups = if whole {
-        rows
-    } else {
-        rows.map(move |r| project(&g, &r))
+    let groups = move || {
+        if whole {
+            rows()
+        } else {
+            rows().map(move |r| project(&g, &r))
+        }
     };
     match Direct::of(spec) {
-        Some(d) => direct(env, groups, d, spec),
-        None => joined(env, groups, spec, whole),
+        Some(d) => direct(env, groups, d, spec, finish),
+        None => joined(env, groups(), spec, whole, finish),
     }
 }
 
@@ -172,37 +180,44 @@ where
 /// reported (groups need not be distinct). A count asked for its singles
 /// (`spec.lone`) registers them in `env.lone`. Where time is totally ordered, counts
 /// and sums are running counts of weights (no history replay, no output trace).
-fn direct<'s, T: Time, const W: usize>(
+fn direct<'s, T: Time, const W: usize, O, F>(
     env: &mut Env<'s, T, W>,
-    groups: Collection<'s, T, Wide<W>>,
+    groups: impl FnOnce() -> Collection<'s, T, Wide<W>>,
     d: Direct,
     spec: &AggSpec<'_>,
-) -> Collection<'s, T, (Wide<W>, Wide<W>)>
+    finish: F,
+) -> Collection<'s, T, O>
 where
     Wide<W>: ExchangeData,
+    O: ExchangeData,
+    F: Fn(&Wide<W>, &Wide<W>) -> Option<O> + 'static,
 {
     let rel = env.rels[&d.rel].clone();
     let its_own = d.groups_are_its_own(spec);
     let own = spec.func == AggFunc::Count && its_own;
     if let Some(view) = spec.lone {
         let arity = env.arities[d.rel];
-        let (counts, singles) = count_with_singles(rel, groups, d, own, arity);
+        let (counts, singles) = count_with_singles(rel, (!own).then(groups), d, arity, finish);
         env.lone.insert(view, singles);
         return counts;
     }
-    if own {
-        // No markers: a running count of the rows where time is totally ordered, a
-        // reduce's count elsewhere.
-        let keys = rel.flat_map(move |r| d.apply(&r).map(|(g, _)| g));
-        let counts = T::count_keys(keys.clone()).unwrap_or_else(|| keys.count());
-        return counts.map(|(g, n)| (g, row(&[n as Value])));
-    }
     if spec.func == AggFunc::Count && T::TOTAL {
-        // A running count of weights (no history replay, no output trace).
+        // A running count of weights (no history replay, no output trace); without
+        // markers where the groups are the rows' own.
+        let keys = rel.flat_map(move |r| d.apply(&r).map(|(g, _)| (g, ())));
+        let keys = match (!own).then(groups) {
+            None => keys,
+            Some(groups) => keys.concat(groups.explode(|g| Some(((g, ()), MARK)))),
+        };
+        let counts = T::count_keys(keys).expect("time is totally ordered");
+        return counts.flat_map(move |(g, n)| finish(&g, &row(&[reported(n, own)? as Value])));
+    }
+    if own {
+        // No markers: a reduce's count.
         let keys = rel.flat_map(move |r| d.apply(&r).map(|(g, _)| g));
-        let marks = groups.explode(|g| Some((g, MARK)));
-        let counts = T::count_keys(keys.concat(marks)).expect("time is totally ordered");
-        return counts.flat_map(|(g, n)| (n >= MARK).then(|| (g, row(&[(n % MARK) as Value]))));
+        return keys
+            .count()
+            .flat_map(move |(g, n)| finish(&g, &row(&[n as Value])));
     }
     if spec.func == AggFunc::Sum && T::TOTAL {
         // Each row weighs its value (wrapping at 32 bits, as a reduce's sum does); a
@@ -213,40 +228,48 @@ where
             let (g, b) = d.apply(&r)?;
             Some((g, target.eval(&b).map_or(0, |v| v as isize)))
         };
-        return rows_and_sums(rel, groups, its_own, weigh, |_, sum| row(&[sum as Value]));
+        let sums = weighed(rel, (!its_own).then(groups), weigh);
+        return sums.flat_map(move |(g, (n, sum))| {
+            reported(n, its_own)?;
+            finish(&g, &row(&[sum as Value]))
+        });
     }
     let keyed = rel.flat_map(move |r| d.apply(&r).map(|(g, b)| (g, Some(b))));
-    reduce_values(keyed.concat(groups.map(|g| (g, None))), spec)
+    reduce_values(keyed.concat(groups().map(|g| (g, None))), spec)
+        .flat_map(move |(g, v)| finish(&g, &v))
 }
 
-/// Where time is totally ordered: each reported group's rows and the sum of their
-/// weights, as one running count of pairs (no history replay, no output trace). In:
-/// the relation's rows, each weighed by `weigh` as (its group, its weight), or left
-/// out; the groups asked for; `own`: the groups are the relation's own (no markers,
-/// every group with rows is reported). Otherwise a row weighs (1, its weight) and a
-/// group asked for (MARK, 0), so a group is reported once its first weight reaches
-/// MARK, with `n % MARK` rows. Out: `(group, report(rows, sum))`.
-fn rows_and_sums<'s, T: Time, const W: usize, V: ExchangeData>(
+/// Where time is totally ordered: each group's rows and the sum of their weights, as
+/// one running count of pairs (no history replay, no output trace). In: the
+/// relation's rows, each weighed by `weigh` as (its group, its weight), or left out;
+/// the groups asked for (`None`: the groups are the relation's own, every group with
+/// rows is reported). With groups, a row weighs (1, its weight) and a group asked for
+/// (MARK, 0): see [`reported`]. Out: `(group, (rows, sum))` as they change.
+fn weighed<'s, T: Time, const W: usize>(
     rel: Collection<'s, T, Wide<W>>,
-    groups: Collection<'s, T, Wide<W>>,
-    own: bool,
+    marks: Option<Collection<'s, T, Wide<W>>>,
     weigh: impl Fn(Wide<W>) -> Option<(Wide<W>, isize)> + 'static,
-    report: impl Fn(isize, isize) -> V + 'static,
-) -> Collection<'s, T, (Wide<W>, V)>
+) -> Collection<'s, T, (Wide<W>, (isize, isize))>
 where
     Wide<W>: ExchangeData,
 {
-    let weighted = rel.explode(move |r| weigh(r).map(|(g, w)| (g, (1isize, w))));
-    let weighted = if own {
-        weighted
-    } else {
-        weighted.concat(groups.explode(|g| Some((g, (MARK, 0isize)))))
+    let weighted = rel.explode(move |r| weigh(r).map(|(g, w)| ((g, ()), (1isize, w))));
+    let weighted = match marks {
+        None => weighted,
+        Some(groups) => weighted.concat(groups.explode(|g| Some(((g, ()), (MARK, 0isize))))),
     };
-    let sums = T::count_keys(weighted).expect("time is totally ordered");
-    sums.flat_map(move |(g, (n, sum))| {
-        let rows = if own { n } else { n % MARK };
-        (own || n >= MARK).then(|| (g, report(rows, sum)))
-    })
+    T::count_keys(weighted).expect("time is totally ordered")
+}
+
+/// A group's rows from its first weight in [`weighed`]: all of it where the groups
+/// are the relation's own, else `None` for a group not asked for (below MARK).
+#[inline]
+fn reported(n: isize, own: bool) -> Option<isize> {
+    if own {
+        Some(n)
+    } else {
+        (n >= MARK).then_some(n % MARK)
+    }
 }
 
 /// The counted relation's one column outside the group, and a row of the relation
@@ -273,70 +296,77 @@ fn single_row<const W: usize>(
 }
 
 /// A count that hands on its singles: `rel` has `arity` columns, the group's and one
-/// more. Out: each reported group's count, and the rows of `rel` alone in their
-/// group. `own`: the groups are the relation's own (no markers). Where time is
-/// totally ordered, each row's weight carries that column beside its 1 (a pair of
-/// weights), so the sum of a group of one row is its row's column; elsewhere one
-/// reduce per group yields its count and, for a count of 1, that column.
-fn count_with_singles<'s, T: Time, const W: usize>(
+/// more. Out: each reported group's count through `finish`, and the rows of `rel`
+/// alone in their group. `marks`: the groups asked for (`None`: the relation's own,
+/// no markers). Where time is totally ordered, each row's weight carries that column
+/// beside its 1 (a pair of weights), so the sum of a group of one row is its row's
+/// column; elsewhere one reduce per group yields its count and, for a count of 1,
+/// that column.
+fn count_with_singles<'s, T: Time, const W: usize, O, F>(
     rel: Collection<'s, T, Wide<W>>,
-    groups: Collection<'s, T, Wide<W>>,
+    marks: Option<Collection<'s, T, Wide<W>>>,
     d: Direct,
-    own: bool,
     arity: usize,
-) -> (
-    Collection<'s, T, (Wide<W>, Wide<W>)>,
-    Collection<'s, T, Wide<W>>,
-)
+    finish: F,
+) -> (Collection<'s, T, O>, Collection<'s, T, Wide<W>>)
 where
     Wide<W>: ExchangeData,
+    O: ExchangeData,
+    F: Fn(&Wide<W>, &Wide<W>) -> Option<O> + 'static,
 {
     let (extra, single) = single_row::<W>(&d, arity);
-    // (group, (count, the column of its one row or 0)) for every reported group.
-    let counted: Collection<'s, T, (Wide<W>, (Value, Value))> = if T::TOTAL {
+    let own = marks.is_none();
+    if T::TOTAL {
         let weigh = move |r: Wide<W>| d.apply(&r).map(|(g, _)| (g, r[extra] as isize));
-        rows_and_sums(rel, groups, own, weigh, |rows, sum| {
-            let one = if rows == 1 { sum as Value } else { 0 };
-            (rows as Value, one)
-        })
-    } else {
-        let keyed = rel.flat_map(move |r| d.apply(&r).map(|(g, _)| (g, Some(r[extra]))));
-        let keyed = if own {
-            keyed
-        } else {
-            keyed.concat(groups.map(|g| (g, None)))
-        };
-        keyed.reduce_named(
-            "CountSingles",
-            move |_k, input: &[(&Option<Value>, Diff)], output| {
-                if !own && !input.iter().any(|(v, d)| v.is_none() && *d > 0) {
-                    return; // rows of a group that is not asked for
-                }
-                let mut rows = input.iter().filter(|(v, d)| v.is_some() && *d > 0);
-                let n = rows.clone().count();
-                let one = match (n, rows.next()) {
-                    (1, Some((v, _))) => v.unwrap_or(0),
-                    _ => 0,
-                };
-                output.push(((n as Value, one), 1));
-            },
-        )
+        let sums = weighed(rel, marks, weigh);
+        let counts = sums
+            .clone()
+            .flat_map(move |(g, (n, _))| finish(&g, &row(&[reported(n, own)? as Value])));
+        let singles = sums
+            .flat_map(move |(g, (n, x))| (reported(n, own)? == 1).then(|| single(&g, x as Value)));
+        return (counts, singles);
+    }
+    // (group, (count, the column of its one row or 0)) for every reported group.
+    let keyed = rel.flat_map(move |r| d.apply(&r).map(|(g, _)| (g, Some(r[extra]))));
+    let keyed = match marks {
+        None => keyed,
+        Some(groups) => keyed.concat(groups.map(|g| (g, None))),
     };
-    let counts = counted.clone().map(|(g, (n, _))| (g, row(&[n])));
+    let counted = keyed.reduce_named(
+        "CountSingles",
+        move |_k, input: &[(&Option<Value>, Diff)], output| {
+            if !own && !input.iter().any(|(v, d)| v.is_none() && *d > 0) {
+                return; // rows of a group that is not asked for
+            }
+            let mut rows = input.iter().filter(|(v, d)| v.is_some() && *d > 0);
+            let n = rows.clone().count();
+            let one = match (n, rows.next()) {
+                (1, Some((v, _))) => v.unwrap_or(0),
+                _ => 0,
+            };
+            output.push(((n as Value, one), 1));
+        },
+    );
+    let counts = counted
+        .clone()
+        .flat_map(move |(g, (n, _))| finish(&g, &row(&[n])));
     let singles = counted.flat_map(move |(g, (n, x))| (n == 1).then(|| single(&g, x)));
     (counts, singles)
 }
 
 /// The body fed the distinct groups (a join per body atom), then counted or reduced.
 /// `whole`: the groups are the rows themselves, a set.
-fn joined<'s, T: Time, const W: usize>(
+fn joined<'s, T: Time, const W: usize, O, F>(
     env: &mut Env<'s, T, W>,
     groups: Collection<'s, T, Wide<W>>,
     spec: &AggSpec<'_>,
     whole: bool,
-) -> Collection<'s, T, (Wide<W>, Wide<W>)>
+    finish: F,
+) -> Collection<'s, T, O>
 where
     Wide<W>: ExchangeData,
+    O: ExchangeData,
+    F: Fn(&Wide<W>, &Wide<W>) -> Option<O> + 'static,
 {
     // A count over a body that yields a set counts without deduplication when its
     // groups are a set too (and time is totally ordered).
@@ -354,10 +384,10 @@ where
     if spec.func == AggFunc::Count {
         // The marker counts too: a group's count is one more than its body rows.
         if let Some(counts) = T::count_distinct(keyed.clone(), set_count) {
-            return counts.map(|(g, n)| (g, row(&[n as Value - 1])));
+            return counts.flat_map(move |(g, n)| finish(&g, &row(&[n as Value - 1])));
         }
     }
-    reduce_values(keyed, spec)
+    reduce_values(keyed, spec).flat_map(move |(g, v)| finish(&g, &v))
 }
 
 /// Each marked group's value from (group, Some(body row)) and (group, None) pairs.

@@ -9,9 +9,9 @@
 use std::collections::HashMap;
 
 use differential_dataflow::consolidation::ConsolidatingContainerBuilder;
-use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
+use differential_dataflow::operators::arrange::{Arrange, Arranged, TraceAgent};
 use differential_dataflow::operators::join::join_traces;
-use differential_dataflow::trace::implementations::{KeySpine, ValSpine};
+use differential_dataflow::trace::implementations::{KeyBatcher, KeyBuilder, KeySpine, ValSpine};
 use differential_dataflow::trace::wrappers::enter::TraceEnter;
 use differential_dataflow::VecCollection as Collection;
 use differential_dataflow::{AsCollection, ExchangeData};
@@ -172,15 +172,15 @@ where
             return a.clone();
         }
         let c = cols.to_vec();
-        let all = c.len() == self.arities[rel];
-        let projected = self.rel(rel).map(move |r| project(&c, &r));
-        // A relation is a set: projecting onto every column keeps it one.
-        let projected = if all {
-            projected
+        let rows = self.rel(rel);
+        // A relation is a set: projecting onto every column keeps it one (and the
+        // projection pairs each row with `()` for the arrangement itself).
+        let paired = if c.len() == self.arities[rel] {
+            rows.map(move |r| (project(&c, &r), ()))
         } else {
-            T::distinct(projected)
+            T::distinct(rows.map(move |r| project(&c, &r))).map(|k| (k, ()))
         };
-        let a = projected.arrange_by_self_named("Keys");
+        let a = paired.arrange_named::<KeyBatcher<_, _, _>, KeyBuilder<_, _, _>, _>("Keys");
         self.keys.insert((rel, cols.to_vec()), a.clone());
         a
     }
@@ -422,7 +422,8 @@ where
                 }
             }
             Step::Aggregate { .. } => {
-                let rows = flow.rows(std::mem::take(&mut pending));
+                let pending = std::mem::take(&mut pending);
+                let rows = move || flow.rows(pending);
                 let scanned = match &p.source {
                     Source::Scan { rel, filter, out } if i == 0 => Some(Scanned {
                         rel: *rel,
@@ -499,11 +500,12 @@ where
     }
 }
 
-/// An aggregate step over `rows` (`width` values each): each row with its group's
-/// value, `post` run.
+/// An aggregate step over `rows` (`width` values each; built only if the aggregate
+/// needs them, or to join its values back): each row with its group's value, `post`
+/// run.
 fn render_aggregate<'s, T: Time, const W: usize>(
     env: &mut Env<'s, T, W>,
-    rows: Collection<'s, T, Wide<W>>,
+    rows: impl FnOnce() -> Collection<'s, T, Wide<W>>,
     scanned: Option<Scanned<'_>>,
     step: &Step,
     width: usize,
@@ -527,7 +529,8 @@ where
         unreachable!("render_aggregate renders aggregates")
     };
     // When the group is the whole incoming row, the rows are their own groups and
-    // the aggregate's values need no join back.
+    // the aggregate's values need no join back: the output rows are built where the
+    // values are.
     let whole = step.groups_whole_row(width);
     let spec = AggSpec {
         scanned,
@@ -539,13 +542,17 @@ where
         body_set: *body_set,
         lone: *lone,
     };
-    let values = aggregate_groups(env, rows.clone(), &spec, whole);
     let out = out.clone();
-    Flow::Rows(if whole {
-        values.flat_map(move |(g, v)| post.apply(build(&out, &g, &v)))
-    } else {
-        let arr = values.arrange_by_key_named("AggregateValues");
-        let (g, bound) = (group.clone(), *bound);
+    if whole {
+        let build_out = move |g: &Wide<W>, v: &Wide<W>| post.apply(build(&out, g, v));
+        return Flow::Rows(aggregate_groups(env, rows, &spec, true, build_out));
+    }
+    let rows = rows();
+    let pair = |g: &Wide<W>, v: &Wide<W>| Some((*g, *v));
+    let values = aggregate_groups(env, || rows.clone(), &spec, false, pair);
+    let arr = values.arrange_by_key_named("AggregateValues");
+    let (g, bound) = (group.clone(), *bound);
+    Flow::Rows(
         rows.map(move |r| (project(&g, &r), r))
             .join_core(arr, move |_k, l, v| {
                 if let Some(b) = bound {
@@ -554,8 +561,8 @@ where
                     }
                 }
                 post.apply(build(&out, l, v))
-            })
-    })
+            }),
+    )
 }
 
 /// Rows between two stateful steps: as built, or already keyed by the next step's

@@ -20,7 +20,9 @@ use std::hash::Hash;
 use differential_dataflow::difference::Semigroup;
 use differential_dataflow::hashable::Hashable;
 use differential_dataflow::lattice::Lattice;
+use differential_dataflow::operators::arrange::Arrange;
 use differential_dataflow::operators::{CountTotal, ThresholdTotal};
+use differential_dataflow::trace::implementations::{KeyBatcher, KeyBuilder, KeySpine};
 use differential_dataflow::{ExchangeData, VecCollection as Collection};
 use timely::order::Product;
 use timely::progress::timestamp::Refines;
@@ -37,6 +39,20 @@ where
     D: ExchangeData + Hashable,
 {
     c.threshold_total(|_, n: &isize| isize::from(*n > 0))
+}
+
+/// Each key's running total weight (`count_total`), from keys paired with `()`:
+/// differential dataflow's `count_total` pairs them in an operator of its own first.
+fn count_paired<'s, T, K, R>(c: Collection<'s, T, (K, ()), R>) -> Collection<'s, T, (K, R)>
+where
+    T: Timestamp + Lattice + timely::order::TotalOrder,
+    K: ExchangeData + Hashable,
+    R: ExchangeData + Semigroup,
+{
+    c.arrange_named::<KeyBatcher<K, T, R>, KeyBuilder<K, T, R>, KeySpine<K, T, R>>(
+        "Arrange: CountTotal",
+    )
+    .count_total()
 }
 
 /// The top level's time: one epoch per commit.
@@ -63,8 +79,10 @@ pub trait Time: Timestamp + Lattice + Ord + Refines<Epoch> {
     /// Each key's total weight (any semigroup: several weights carried side by side),
     /// as it changes, where time is totally ordered
     /// (`count_total`); `None`, with nothing built, where it is only partially ordered.
+    /// The keys come paired with `()`, as the arrangement holds them, so that the
+    /// operator that builds them does so (no operator of its own to pair them).
     fn count_keys<'s, K: ExchangeData + Hashable, R: ExchangeData + Semigroup>(
-        c: Collection<'s, Self, K, R>,
+        c: Collection<'s, Self, (K, ()), R>,
     ) -> Option<Collection<'s, Self, (K, R)>>;
 }
 
@@ -78,7 +96,7 @@ where
     V: ExchangeData + Hash,
 {
     let c = if distinct { c } else { distinct_total(c) };
-    Some(c.map(|(k, _)| k).count_total())
+    Some(count_paired(c.map(|(k, _)| (k, ()))))
 }
 
 /// The timestamp of a block's rounds, inside an epoch of the top level.
@@ -106,9 +124,9 @@ impl Time for Epoch {
         count_distinct_total(c, distinct)
     }
     fn count_keys<'s, K: ExchangeData + Hashable, R: ExchangeData + Semigroup>(
-        c: Collection<'s, Self, K, R>,
+        c: Collection<'s, Self, (K, ()), R>,
     ) -> Option<Collection<'s, Self, (K, R)>> {
-        Some(c.count_total())
+        Some(count_paired(c))
     }
 }
 
@@ -129,7 +147,7 @@ impl Time for Product<Epoch, u32> {
         None
     }
     fn count_keys<'s, K: ExchangeData + Hashable, R: ExchangeData + Semigroup>(
-        _c: Collection<'s, Self, K, R>,
+        _c: Collection<'s, Self, (K, ()), R>,
     ) -> Option<Collection<'s, Self, (K, R)>> {
         None
     }
@@ -159,9 +177,9 @@ impl Time for (Epoch, u32) {
         count_distinct_total(c, distinct)
     }
     fn count_keys<'s, K: ExchangeData + Hashable, R: ExchangeData + Semigroup>(
-        c: Collection<'s, Self, K, R>,
+        c: Collection<'s, Self, (K, ()), R>,
     ) -> Option<Collection<'s, Self, (K, R)>> {
-        Some(c.count_total())
+        Some(count_paired(c))
     }
 }
 
