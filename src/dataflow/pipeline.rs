@@ -9,9 +9,9 @@
 use std::collections::HashMap;
 
 use differential_dataflow::consolidation::ConsolidatingContainerBuilder;
-use differential_dataflow::operators::arrange::{Arrange, Arranged, TraceAgent};
+use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
 use differential_dataflow::operators::join::join_traces;
-use differential_dataflow::trace::implementations::{KeyBatcher, KeyBuilder, KeySpine, ValSpine};
+use differential_dataflow::trace::implementations::{KeySpine, ValSpine};
 use differential_dataflow::trace::wrappers::enter::TraceEnter;
 use differential_dataflow::VecCollection as Collection;
 use differential_dataflow::{AsCollection, ExchangeData};
@@ -20,7 +20,7 @@ use timely::container::PushInto;
 use super::aggregate::{aggregate_groups, AggSpec, Scanned};
 use super::profile::{Charge, ProfileCell};
 use super::row::{build, project, Wide};
-use super::time::{Epoch, Time};
+use super::time::{arrange_keys, Epoch, Time};
 use crate::check::ir::{CmpOp, RelId, Symbols, Value};
 use crate::plan::{Pick, Pipeline, RulePlan, SExpr, Source, Step};
 
@@ -180,7 +180,7 @@ where
         } else {
             T::distinct(rows.map(move |r| project(&c, &r))).map(|k| (k, ()))
         };
-        let a = paired.arrange_named::<KeyBatcher<_, _, _>, KeyBuilder<_, _, _>, _>("Keys");
+        let a = arrange_keys(paired, "Keys");
         self.keys.insert((rel, cols.to_vec()), a.clone());
         a
     }

@@ -20,7 +20,7 @@ use std::hash::Hash;
 use differential_dataflow::difference::Semigroup;
 use differential_dataflow::hashable::Hashable;
 use differential_dataflow::lattice::Lattice;
-use differential_dataflow::operators::arrange::Arrange;
+use differential_dataflow::operators::arrange::{Arrange, Arranged, TraceAgent};
 use differential_dataflow::operators::{CountTotal, ThresholdTotal};
 use differential_dataflow::trace::implementations::{KeyBatcher, KeyBuilder, KeySpine};
 use differential_dataflow::{ExchangeData, VecCollection as Collection};
@@ -41,6 +41,20 @@ where
     c.threshold_total(|_, n: &isize| isize::from(*n > 0))
 }
 
+/// Keys paired with `()` (by the operator that builds them), arranged as keys
+/// alone: how the engine arranges every set of keys, for lookups and for counts.
+pub fn arrange_keys<'s, T, K, R>(
+    c: Collection<'s, T, (K, ()), R>,
+    name: &str,
+) -> Arranged<'s, TraceAgent<KeySpine<K, T, R>>>
+where
+    T: Timestamp + Lattice,
+    K: ExchangeData + Hashable,
+    R: ExchangeData + Semigroup,
+{
+    c.arrange_named::<KeyBatcher<K, T, R>, KeyBuilder<K, T, R>, KeySpine<K, T, R>>(name)
+}
+
 /// Each key's running total weight (`count_total`), from keys paired with `()`:
 /// differential dataflow's `count_total` pairs them in an operator of its own first.
 fn count_paired<'s, T, K, R>(c: Collection<'s, T, (K, ()), R>) -> Collection<'s, T, (K, R)>
@@ -49,10 +63,7 @@ where
     K: ExchangeData + Hashable,
     R: ExchangeData + Semigroup,
 {
-    c.arrange_named::<KeyBatcher<K, T, R>, KeyBuilder<K, T, R>, KeySpine<K, T, R>>(
-        "Arrange: CountTotal",
-    )
-    .count_total()
+    arrange_keys(c, "Arrange: CountTotal").count_total()
 }
 
 /// The top level's time: one epoch per commit.
