@@ -11,8 +11,8 @@
 //! batch of nodes is evaluated together in a fresh dataflow run to its fixpoint,
 //! open nodes go first
 //! (oldest puzzle, then deepest, then leftmost), then new puzzles. A stalled node
-//! branches on its open cell with the fewest candidates (the lowest such cell), one
-//! child per candidate; a puzzle's search stops at its second solution. Both must
+//! branches on its open cell with the fewest candidates (of those, the one with the
+//! most open peers, then the lowest), one child per candidate; a puzzle's search stops at its second solution. Both must
 //! give the same statuses and solutions. A puzzle with one solution gets the same
 //! guesses on both sides (its whole tree); one with several stops at its second, after
 //! as many guesses as the batches it shared with other puzzles allowed.
@@ -40,8 +40,10 @@ use std::time::{Duration, Instant};
 
 use differential_dataflow::consolidation::consolidate;
 use differential_dataflow::input::Input;
+use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
 use differential_dataflow::operators::iterate::VecVariable;
 use differential_dataflow::operators::{CountTotal, ThresholdTotal};
+use differential_dataflow::trace::implementations::ValSpine;
 use differential_dataflow::VecCollection;
 use sudolog::sudoku::batch::{solve_sharded, Engines, Limits};
 use sudolog::sudoku::board::{Board, Options};
@@ -180,6 +182,7 @@ fn search_dataflow<'s>(
         .flat_map(|p| (0..81u8).map(move |c| ((p, c), ())));
     // Static collections arranged once, outside the loop, and entered.
     let peer = peer.arrange_by_key();
+    let peers = peer.clone();
     let member = member.arrange_by_key();
     // The candidates a node starts from, before the first round: a root's, those its
     // givens leave; a child's, its parent's less what its guess strikes.
@@ -221,19 +224,11 @@ fn search_dataflow<'s>(
         let placed = next.leave(scope).concat(given.clone());
         (placed, cand.leave(scope), broken.leave(scope))
     });
-    // After the loop, once: the choice of cell (fewest candidates, lowest cell).
-    let choice = cand
-        .clone()
-        .map(|(p, c, _)| (p, c))
-        .count_total()
-        .filter(|(_, n)| *n >= 2)
-        .map(|((p, c), n)| (p, (n, c)))
-        .reduce(|_p, input, output| output.push((*input[0].0, 1)))
-        .map(|(p, (_, c))| ((p, c), ()))
-        .join_map(
-            cand.clone().map(|(p, c, v)| ((p, c), v)),
-            |&(p, c), (), &v| (p, c, v),
-        );
+    // After the loop, once: the choice of cell, as `datalog/status.dl` makes it.
+    let choice = choose(cand.clone(), peers).join_map(
+        cand.clone().map(|(p, c, v)| ((p, c), v)),
+        |&(p, c), (), &v| (p, c, v),
+    );
     let carry = choice
         .clone()
         .map(|(p, _, _)| p)
@@ -248,6 +243,38 @@ fn search_dataflow<'s>(
         choice,
         carry,
     }
+}
+
+/// Each node's cell to branch on, from its candidates at the fixpoint: among its open
+/// cells (two candidates or more), those with the fewest candidates; among them,
+/// the one with the most open peers; then the lowest. Out: `((node, cell), ())`.
+fn choose<'s>(
+    cand: Coll<'s, (u32, u8, u8)>,
+    peer: Arranged<'s, TraceAgent<ValSpine<u8, u8, u32, isize>>>,
+) -> Coll<'s, ((u32, u8), ())> {
+    let open = cand
+        .map(|(p, c, _)| (p, c))
+        .count_total()
+        .filter(|(_, n)| *n >= 2);
+    let fewest = open
+        .clone()
+        .map(|((p, _), n)| (p, n))
+        .reduce(|_p, input, output| output.push((*input[0].0, 1)));
+    let tied = open
+        .clone()
+        .map(|((p, c), n)| ((p, n), c))
+        .semijoin(fewest)
+        .map(|((p, _), c)| (c, p));
+    // Each tied cell once per open peer.
+    let open_cells = open.map(|(pc, _)| pc);
+    tied.arrange_by_key()
+        .join_core(peer, |&c, &p, &y| Some(((p, y), c)))
+        .semijoin(open_cells)
+        .map(|((p, _), c)| (p, c))
+        .count_total()
+        .map(|((p, c), k)| (p, (std::cmp::Reverse(k), c)))
+        .reduce(|_p, input, output| output.push((*input[0].0, 1)))
+        .map(|(p, (_, c))| ((p, c), ()))
 }
 
 /// Evaluates one batch of nodes in a fresh dataflow; instance ids are batch indices.

@@ -426,8 +426,9 @@ impl Board {
             .filter(|&r| self.session.is_observed(r))
     }
 
-    /// The search's choice for one puzzle: the open cell with the fewest candidates
-    /// (lowest cell on ties) and its candidates, ascending. None when the puzzle has
+    /// The search's choice for one puzzle: the open cell the rules choose
+    /// (`datalog/status.dl`: fewest candidates, then most open peers, then lowest
+    /// cell) and its candidates, ascending. None when the puzzle has
     /// none, or the board does not search.
     pub fn choice(&self, p: Value) -> Option<(usize, Vec<u8>)> {
         let r = self.choice_rel()?;

@@ -313,7 +313,9 @@ fn max_depth_stops_a_search_that_needs_to_go_deeper() {
 
 #[test]
 fn explain_prints_each_guess_once_in_depth_first_order() {
-    let puzzle = &data("magictour_top1465.txt", 2)[1];
+    // A puzzle whose solution turns up before its tree is swept (with the rules'
+    // choice of cell, `datalog/status.dl`).
+    let puzzle = &data("magictour_top1465.txt", 1)[0];
     let (code, out, err) = run(&["explain", puzzle], None);
     assert_eq!(code, 0, "{err}");
     let guesses: Vec<&str> = out.lines().filter(|l| l.starts_with("guess ")).collect();
