@@ -3,12 +3,12 @@
 //! A search *node* is a puzzle instance of its own: its givens are its parent's
 //! placements, plus one `guess(p, c, v)` fact. When the rules stall on a node that is
 //! neither solved nor contradictory, the rule program's `choice_value` view names the
-//! most promising cell (fewest candidates; on ties the most open peers, then the
-//! lowest cell: aggregates in `datalog/status.dl`) and its candidates; each candidate becomes a child node. The
-//! host never reasons about the grid: it reads each node's status, placements and
-//! choice, and inserts facts. [`super::batch`] evaluates nodes of many puzzles
-//! together, one fresh dataflow per batch with inserts only; [`explain`] walks one
-//! puzzle's nodes depth first, to print the reasoning in order.
+//! most promising cell (fewest candidates; on ties the most open peers, then the lowest
+//! cell: aggregates in `datalog/status.dl`) and its candidates; each candidate becomes
+//! a child node. The host never reasons about the grid: it reads each node's status,
+//! placements and choice, and inserts facts. [`super::batch`] evaluates nodes of many
+//! puzzles together, one fresh dataflow per batch with inserts only; [`explain`] walks
+//! one puzzle's nodes depth first, to print the reasoning in order.
 
 use std::collections::HashSet;
 use std::rc::Rc;
@@ -326,8 +326,9 @@ fn evaluate_alone(
 /// Explains one puzzle: the rules' deductions, then a depth-first walk of its search
 /// nodes, each evaluated alone, in order: `guess v at c (k candidates, depth d)`
 /// once per guess, the deductions it led to, `contradiction: ...`, `backtrack from
-/// c`, `solution found; looking for another`, and `multiple solutions` when a second
-/// one turns up. Lines go to `say` as they happen.
+/// c`, `solution found; looking for another` (`; no branch left to search` when it
+/// was the last; alone with `--first` or beside a depth limit), and `multiple
+/// solutions` when a second one turns up. Lines go to `say` as they happen.
 pub fn explain(
     board: &mut Board,
     grid: &Grid,
@@ -376,9 +377,16 @@ pub fn explain(
                 notation.cell(shape, cell),
                 node.depth + 1
             )),
-            _ if tally.found > before && tally.outcome.is_none() => {
-                say("solution found; looking for another")
-            }
+            _ if tally.found > before && node.depth > 0 => match tally.outcome {
+                None => say("solution found; looking for another"),
+                // The second: `multiple solutions` below.
+                Some(Outcome::Multiple) => {}
+                Some(Outcome::Solved) if !mode.first => {
+                    say("solution found; no branch left to search")
+                }
+                // With `--first`, or beside branches cut at the depth limit.
+                Some(_) => say("solution found"),
+            },
             _ => {}
         }
         if tally.outcome.is_some() {

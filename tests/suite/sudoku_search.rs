@@ -311,6 +311,22 @@ fn max_depth_stops_a_search_that_needs_to_go_deeper() {
     );
 }
 
+/// A solution in the search's last branch is said, as one met earlier is.
+#[test]
+fn explain_says_a_solution_found_in_the_last_branch() {
+    let puzzle = &data("magictour_top1465.txt", 2)[1];
+    let (code, out, err) = run(&["explain", puzzle], None);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\nguess "), "{out}");
+    assert!(
+        out.contains("\nsolution found; no branch left to search\n"),
+        "{out}"
+    );
+    assert!(!out.contains("looking for another"), "{out}");
+    let (_, first, _) = run(&["explain", "--first", puzzle], None);
+    assert!(first.contains("\nsolution found\n"), "{first}");
+}
+
 #[test]
 fn explain_prints_each_guess_once_in_depth_first_order() {
     // A puzzle whose solution turns up before its tree is swept (with the rules'
