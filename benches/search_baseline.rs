@@ -182,7 +182,6 @@ fn search_dataflow<'s>(
         .flat_map(|p| (0..81u8).map(move |c| ((p, c), ())));
     // Static collections arranged once, outside the loop, and entered.
     let peer = peer.arrange_by_key();
-    let peers = peer.clone();
     let member = member.arrange_by_key();
     // The candidates a node starts from, before the first round: a root's, those its
     // givens leave; a child's, its parent's less what its guess strikes.
@@ -212,7 +211,7 @@ fn search_dataflow<'s>(
             open.enter(inner),
             cell_marks.enter(inner),
             gv_marks.enter(inner),
-            peer.enter(inner),
+            peer.clone().enter(inner),
             member.enter(inner),
         );
         var.set(next.clone());
@@ -225,7 +224,7 @@ fn search_dataflow<'s>(
         (placed, cand.leave(scope), broken.leave(scope))
     });
     // After the loop, once: the choice of cell, as `datalog/status.dl` makes it.
-    let choice = choose(cand.clone(), peers).join_map(
+    let choice = choose(cand.clone(), peer).join_map(
         cand.clone().map(|(p, c, v)| ((p, c), v)),
         |&(p, c), (), &v| (p, c, v),
     );
