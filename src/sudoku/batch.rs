@@ -122,21 +122,51 @@ impl Entry {
     }
 }
 
-/// The streaming solver's state: puzzles in flight, open nodes, results in order.
+/// The streaming solver's state: puzzles in flight (by their number in the input),
+/// open nodes, and (for [`Solver::flush`]) the input order.
 struct Solver {
     mode: Mode,
     limits: Limits,
     entries: HashMap<usize, Entry>,
-    /// Input order: a puzzle's key, or an input error.
-    order: VecDeque<Result<usize, InputError>>,
+    /// Input order: a puzzle's number, or an input error. Kept only where results
+    /// are handed over in order by the solver itself ([`solve_stream`]).
+    order: Option<VecDeque<Result<usize, InputError>>>,
     frontier: Vec<Node>,
-    next_key: usize,
+}
+
+/// What evaluating nodes of one grid shape told: each node's verdict (by its index),
+/// and per puzzle the deductions and steps of its root (when events are on).
+struct Evaluated {
+    verdicts: Vec<Verdict>,
+    deductions: HashMap<usize, BTreeMap<String, u32>>,
+    steps: HashMap<usize, BTreeMap<String, u32>>,
+    elapsed: Duration,
 }
 
 impl Solver {
-    /// The next batch: open nodes by priority, then new puzzles from `input`.
-    fn take_batch(&mut self, input: &mut dyn Iterator<Item = Item>) -> Vec<Node> {
-        let n = self.limits.batch.max(1);
+    fn new(mode: Mode, limits: Limits, ordered: bool) -> Solver {
+        Solver {
+            mode,
+            limits,
+            entries: HashMap::new(),
+            order: ordered.then(VecDeque::new),
+            frontier: Vec::new(),
+        }
+    }
+
+    /// Open nodes, those of puzzles already decided included.
+    fn open_nodes(&self) -> usize {
+        self.frontier.len()
+    }
+
+    /// The next batch, at most `n` nodes: open nodes by priority, then new puzzles
+    /// from `input` (each with its number in the input).
+    fn take_batch(
+        &mut self,
+        n: usize,
+        input: &mut dyn Iterator<Item = (usize, Item)>,
+    ) -> Vec<Node> {
+        let n = n.max(1);
         // Nodes of puzzles already decided are dropped unevaluated.
         let entries = &mut self.entries;
         self.frontier
@@ -172,10 +202,12 @@ impl Solver {
         while batch.len() < n && self.entries.len() < self.limits.frontier.max(n) {
             match input.next() {
                 None => break,
-                Some(Err(e)) => self.order.push_back(Err(e)),
-                Some(Ok(puzzle)) => {
-                    let key = self.next_key;
-                    self.next_key += 1;
+                Some((_, Err(e))) => {
+                    if let Some(order) = &mut self.order {
+                        order.push_back(Err(e));
+                    }
+                }
+                Some((key, Ok(puzzle))) => {
                     batch.push(Node::root(key, puzzle.grid.clone()));
                     let tally = Tally::new(self.mode);
                     self.entries.insert(
@@ -188,68 +220,56 @@ impl Solver {
                             time: Duration::ZERO,
                         },
                     );
-                    self.order.push_back(Ok(key));
+                    if let Some(order) = &mut self.order {
+                        order.push_back(Ok(key));
+                    }
                 }
             }
         }
         batch
     }
 
-    /// Evaluates one batch and takes in every node's verdict: in one fresh dataflow
-    /// per grid shape (a board holds one shape's geometry at a time), so almost
-    /// always in one.
-    fn run_batch(&mut self, board: &mut Board, mut batch: Vec<Node>) -> Result<(), String> {
-        while let Some(first) = batch.first() {
-            let shape = first.base.shape;
-            let (same, rest): (Vec<Node>, Vec<Node>) =
-                batch.into_iter().partition(|n| n.base.shape == shape);
-            self.run_shape(board, same)?;
-            batch = rest;
+    /// Takes in what evaluating `batch` told: every node's verdict, its children
+    /// into the frontier. Out: the puzzles decided by it. A node whose puzzle is no
+    /// longer in flight (decided and handed over while the node was evaluated by
+    /// another engine) is passed over.
+    fn absorb(&mut self, batch: Vec<Node>, evaluated: Evaluated) -> Vec<usize> {
+        let Evaluated {
+            verdicts,
+            deductions,
+            steps,
+            elapsed,
+        } = evaluated;
+        for (key, d) in deductions {
+            if let Some(e) = self.entries.get_mut(&key) {
+                e.deductions = d;
+            }
         }
-        Ok(())
-    }
-
-    /// Evaluates nodes of one grid shape in a fresh dataflow.
-    fn run_shape(&mut self, board: &mut Board, batch: Vec<Node>) -> Result<(), String> {
-        let start = Instant::now();
-        board.reset()?;
-        for (i, node) in batch.iter().enumerate() {
-            node.insert(board, i as Value)?;
+        for (key, s) in steps {
+            if let Some(e) = self.entries.get_mut(&key) {
+                e.steps = s;
+            }
         }
-        board.commit()?;
-        // Deductions and steps per rule at the roots, when events are on.
-        let program = board.program();
-        let step_rules = StepRules::new(program);
-        let mut steps: HashMap<usize, StepCounter<'_>> = HashMap::new();
-        for ev in board.session().events() {
-            let Some(node) = batch.get(ev.head[0] as usize) else {
+        let share = elapsed / batch.len().max(1) as u32;
+        let mut decided = Vec::new();
+        for (node, verdict) in batch.iter().zip(verdicts) {
+            let Some(e) = self.entries.get_mut(&node.puzzle) else {
                 continue;
             };
-            if node.depth == 0 {
-                let label = program.rules[ev.rule].label.clone();
-                if let Some(e) = self.entries.get_mut(&node.puzzle) {
-                    *e.deductions.entry(label).or_default() += 1;
-                }
-                steps
-                    .entry(node.puzzle)
-                    .or_insert_with(|| step_rules.counter())
-                    .add(&ev);
-            }
-        }
-        for (key, counter) in steps {
-            if let Some(e) = self.entries.get_mut(&key) {
-                e.steps = counter.finish();
-            }
-        }
-        let share = start.elapsed() / batch.len().max(1) as u32;
-        for (i, node) in batch.iter().enumerate() {
-            let verdict = Verdict::read(board, i as Value)?;
-            let e = self.entries.get_mut(&node.puzzle).ok_or("lost puzzle")?;
+            let was_open = e.tally.outcome.is_none();
             e.time += share;
             let children = e.tally.absorb(node, verdict);
+            if was_open && e.tally.outcome.is_some() {
+                decided.push(node.puzzle);
+            }
             self.frontier.extend(children);
         }
-        Ok(())
+        decided
+    }
+
+    /// Takes out a decided puzzle's result.
+    fn result(&mut self, key: usize) -> Option<Solved> {
+        self.entries.remove(&key).map(Entry::result)
     }
 
     /// Hands over the results at the head of the input order that are done.
@@ -257,10 +277,13 @@ impl Solver {
         &mut self,
         emit: &mut dyn FnMut(Result<Solved, InputError>) -> Result<(), String>,
     ) -> Result<(), String> {
-        while let Some(head) = self.order.front() {
+        let Some(order) = &mut self.order else {
+            return Ok(());
+        };
+        while let Some(head) = order.front() {
             match head {
                 Err(_) => {
-                    if let Some(Err(e)) = self.order.pop_front() {
+                    if let Some(Err(e)) = order.pop_front() {
                         emit(Err(e))?;
                     }
                 }
@@ -269,7 +292,7 @@ impl Solver {
                     if self.entries[&key].tally.outcome.is_none() {
                         return Ok(());
                     }
-                    self.order.pop_front();
+                    order.pop_front();
                     let entry = self.entries.remove(&key).ok_or("lost puzzle")?;
                     emit(Ok(entry.result()))?;
                 }
@@ -288,29 +311,92 @@ pub fn solve_stream(
     limits: Limits,
     emit: &mut dyn FnMut(Result<Solved, InputError>) -> Result<(), String>,
 ) -> Result<(), String> {
-    let mut solver = Solver {
-        mode,
-        limits,
-        entries: HashMap::new(),
-        order: VecDeque::new(),
-        frontier: Vec::new(),
-        next_key: 0,
-    };
+    let mut solver = Solver::new(mode, limits, true);
+    let mut read = 0;
+    let mut numbered = input.map(|item| {
+        read += 1;
+        (read - 1, item)
+    });
     loop {
-        let batch = solver.take_batch(input);
+        let batch = solver.take_batch(limits.batch, &mut numbered);
         if batch.is_empty() {
             solver.flush(emit)?;
             if solver.frontier.is_empty() {
-                return match solver.order.is_empty() {
+                return match solver.order.as_ref().is_none_or(VecDeque::is_empty) {
                     true => Ok(()),
                     false => Err("internal error: a search ended with puzzles open".into()),
                 };
             }
             continue;
         }
-        solver.run_batch(board, batch)?;
+        for (nodes, evaluated) in evaluate(board, batch)? {
+            solver.absorb(nodes, evaluated);
+        }
         solver.flush(emit)?;
     }
+}
+
+/// Evaluates a batch of nodes: in one fresh dataflow per grid shape (a board holds
+/// one shape's geometry at a time), so almost always in one. Out: the nodes of each
+/// shape with what their evaluation told.
+fn evaluate(
+    board: &mut Board,
+    mut batch: Vec<Node>,
+) -> Result<Vec<(Vec<Node>, Evaluated)>, String> {
+    let mut out = Vec::new();
+    while let Some(first) = batch.first() {
+        let shape = first.base.shape;
+        let (same, rest): (Vec<Node>, Vec<Node>) =
+            batch.into_iter().partition(|n| n.base.shape == shape);
+        let evaluated = evaluate_shape(board, &same)?;
+        out.push((same, evaluated));
+        batch = rest;
+    }
+    Ok(out)
+}
+
+/// Evaluates nodes of one grid shape in a fresh dataflow, instance ids their
+/// indices; reads every node's verdict, and the deductions and steps at the roots
+/// when events are on.
+fn evaluate_shape(board: &mut Board, batch: &[Node]) -> Result<Evaluated, String> {
+    let start = Instant::now();
+    board.reset()?;
+    for (i, node) in batch.iter().enumerate() {
+        node.insert(board, i as Value)?;
+    }
+    board.commit()?;
+    let program = board.program();
+    let step_rules = StepRules::new(program);
+    let mut deductions: HashMap<usize, BTreeMap<String, u32>> = HashMap::new();
+    let mut steps: HashMap<usize, StepCounter<'_>> = HashMap::new();
+    for ev in board.session().events() {
+        let Some(node) = batch.get(ev.head[0] as usize) else {
+            continue;
+        };
+        if node.depth == 0 {
+            let label = program.rules[ev.rule].label.clone();
+            *deductions
+                .entry(node.puzzle)
+                .or_default()
+                .entry(label)
+                .or_default() += 1;
+            steps
+                .entry(node.puzzle)
+                .or_insert_with(|| step_rules.counter())
+                .add(&ev);
+        }
+    }
+    let steps = steps.into_iter().map(|(k, c)| (k, c.finish())).collect();
+    let elapsed = start.elapsed();
+    let verdicts = (0..batch.len())
+        .map(|i| Verdict::read(board, i as Value))
+        .collect::<Result<_, _>>()?;
+    Ok(Evaluated {
+        verdicts,
+        deductions,
+        steps,
+        elapsed,
+    })
 }
 
 /// Where [`solve_sharded`] solves.
@@ -328,12 +414,15 @@ pub enum Engines<'a, T> {
 }
 
 /// Solves a stream of puzzles like [`solve_stream`], on one engine or on several at
-/// once, each solving its share of the puzzles. Puzzles never interact, so engines
-/// of one worker each, sharing nothing, scale where one engine's workers exchange
-/// rows and agree on progress every round. `emit` still gets every result in input
-/// order; at most [`Limits::batch`] x 4 x shards puzzles are read ahead of the last
-/// result handed over. Out: what `finish` returned for each engine that took a
-/// puzzle (none for [`Engines::One`]).
+/// once. Several engines share one search: each takes its batches (open nodes of any
+/// puzzle in flight, then new puzzles) from a common frontier, evaluates them on its
+/// own dataflow and hands the verdicts back, so a few hard puzzles keep every engine
+/// busy. Batches share out what is open among the idle engines. Nodes never
+/// interact, so engines of one worker each, sharing no dataflow, scale where one
+/// engine's workers exchange rows and agree on progress every round. `emit` still
+/// gets every result in input order; at most [`Limits::batch`] x 4 x shards puzzles
+/// are read ahead of the last result handed over. Out: what `finish` returned for
+/// each engine that took a batch (none for [`Engines::One`]).
 pub fn solve_sharded<T: Send>(
     engines: Engines<'_, T>,
     input: &mut dyn Iterator<Item = Item>,
@@ -352,20 +441,20 @@ pub fn solve_sharded<T: Send>(
             finish,
         } => (shards.max(1), make, finish),
     };
-    let queue = shard::Queue::default();
+    let pool = shard::Pool::new(Solver::new(mode, limits, false), shards);
     let (done_tx, done_rx) = mpsc::channel();
     std::thread::scope(|s| {
         let handles: Vec<_> = (0..shards)
             .map(|_| {
-                let (queue, done) = (&queue, done_tx.clone());
-                s.spawn(move || shard::run(make, finish, queue, done, mode, limits))
+                let (pool, done) = (&pool, done_tx.clone());
+                s.spawn(move || shard::run(make, finish, pool, done))
             })
             .collect();
         drop(done_tx);
         let read_ahead = limits.batch.max(1) * 4 * shards;
-        let fed = shard::feed(input, &queue, &done_rx, read_ahead, emit);
+        let fed = shard::feed(input, &pool, &done_rx, read_ahead, emit);
         if fed.is_err() {
-            queue.stop();
+            pool.stop();
         }
         let mut outs = Vec::new();
         for h in handles {
@@ -670,6 +759,60 @@ mod tests {
             assert_eq!(engines_out.len(), engines);
             assert_eq!(got, vec![Outcome::Solved; engines]);
         }
+    }
+
+    /// One puzzle with a large search tree keeps two engines busy: its open nodes are
+    /// shared out, so both build a board, and its tree (the guesses) and solution are
+    /// those one engine finds.
+    #[test]
+    fn sharded_engines_share_one_puzzles_search() {
+        // The first of forum_hardest_1106.txt: ~300 guesses with the light rules.
+        const HARDEST: &str =
+            "........8..3...4...9..2..6.....79.......612...6.5.2.7...8...5...1.....2.4.5.....3";
+        let program = builtin(Builtin::Fast).unwrap();
+        let make = || {
+            let opts = Options {
+                workers: 1,
+                search: true,
+                batch: true,
+                ..Default::default()
+            };
+            Board::new(program.clone(), &opts)
+        };
+        let finish = |_: &mut Board| Ok(());
+        let run = |shards| {
+            let text = format!("{HARDEST}\n");
+            let mut input = crate::sudoku::puzzle::parse_text("t", &text).into_iter();
+            let mut got = Vec::new();
+            let engines = Engines::Many {
+                shards,
+                make: &make,
+                finish: &finish,
+            };
+            let built = solve_sharded(
+                engines,
+                &mut input,
+                Mode::default(),
+                Limits::default(),
+                &mut |r| {
+                    let s = r.map_err(|e| e.to_string())?;
+                    got.push((s.outcome, s.guesses, s.grid, s.puzzle.grid));
+                    Ok(())
+                },
+            )
+            .unwrap();
+            (built.len(), got)
+        };
+        let (one, alone) = run(1);
+        let (two, shared) = run(2);
+        assert_eq!((one, two), (1, 2), "engines that took a batch");
+        assert_eq!(shared, alone);
+        let [(outcome, guesses, grid, puzzle)] = &shared[..] else {
+            panic!("one result expected: {shared:?}");
+        };
+        assert_eq!(*outcome, Outcome::Solved);
+        assert!(*guesses > 100, "a search tree to share: {guesses} guesses");
+        assert_eq!(crate::sudoku::grid::check_solution(puzzle, grid), Ok(()));
     }
 
     #[test]

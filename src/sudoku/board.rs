@@ -12,7 +12,6 @@
 //! here.
 
 use std::collections::HashMap;
-use std::rc::Rc;
 use std::sync::Arc;
 
 use super::grid::{digit_char, groups, Grid, Shape};
@@ -59,7 +58,7 @@ impl View {
 
 /// A search node's candidates at its start, (cell, value) pairs: shared by the
 /// children of one node.
-pub type Start = Rc<Vec<[Value; 2]>>;
+pub type Start = Arc<Vec<[Value; 2]>>;
 
 /// What to observe.
 #[derive(Clone, Debug, Default)]
@@ -442,7 +441,7 @@ impl Board {
     pub fn carried(&self, p: Value) -> Option<Start> {
         let r = self.rels.carry.filter(|&r| self.session.is_observed(r))?;
         let rows = self.session.rows_with_prefix(r, &[p]);
-        (!rows.is_empty()).then(|| Rc::new(rows.iter().map(|(r, _)| [r[1], r[2]]).collect()))
+        (!rows.is_empty()).then(|| Arc::new(rows.iter().map(|(r, _)| [r[1], r[2]]).collect()))
     }
 
     /// Where a puzzle is contradictory, in words (cells in Drools notation).

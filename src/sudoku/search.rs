@@ -11,7 +11,7 @@
 //! one puzzle's nodes depth first, to print the reasoning in order.
 
 use std::collections::HashSet;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use super::board::{Board, Start, Status, View};
 use super::explain::{dedup_lines, Notation};
@@ -81,7 +81,7 @@ pub(crate) struct Node {
     /// depth-first order, whatever order the nodes were evaluated in.
     pub path: Vec<u8>,
     /// Given values: the parent's placements (the puzzle's givens at the root).
-    pub base: Rc<Grid>,
+    pub base: Arc<Grid>,
     /// The guess that makes this node: cell and value.
     pub guess: Option<(usize, u8)>,
     /// The candidates it starts from: its parent's last (when the board inherits
@@ -95,7 +95,7 @@ impl Node {
             puzzle,
             depth: 0,
             path: Vec::new(),
-            base: Rc::new(grid),
+            base: Arc::new(grid),
             guess: None,
             start: None,
         }
@@ -117,7 +117,7 @@ impl Node {
     /// starting from `start` when given (the node's last candidates).
     fn children(
         &self,
-        placed: &Rc<Grid>,
+        placed: &Arc<Grid>,
         cell: usize,
         values: &[u8],
         start: Option<Start>,
@@ -245,7 +245,7 @@ impl Tally {
                     self.limited = true
                 }
                 Some((cell, values)) => {
-                    children = node.children(&Rc::new(v.grid()), cell, &values, start);
+                    children = node.children(&Arc::new(v.grid()), cell, &values, start);
                     self.guesses += children.len() as u32;
                     self.open += children.len();
                 }
@@ -288,7 +288,7 @@ pub struct Explained {
 /// printed (a descendant does not repeat them).
 struct Frame {
     node: Node,
-    placed: Rc<Grid>,
+    placed: Arc<Grid>,
     cell: usize,
     values: Vec<u8>,
     next: usize,
@@ -353,7 +353,7 @@ pub fn explain(
         }
         let before = tally.found;
         let stalled = match &verdict {
-            Verdict::Stalled(v, Some((c, vals)), _) => Some((Rc::new(v.grid()), *c, vals.clone())),
+            Verdict::Stalled(v, Some((c, vals)), _) => Some((Arc::new(v.grid()), *c, vals.clone())),
             _ => None,
         };
         if let Verdict::Contradiction = verdict {
