@@ -109,6 +109,8 @@ pub fn singles<'s>(
 ) -> Round<'s> {
     let with_inter = inter.is_some();
     let elim = strikes(placed.clone(), peer, inter);
+    // With intersections: the candidates the node started from.
+    let started = with_inter.then(|| open.clone().map(|(pcv, ())| pcv));
     let cand = open.antijoin(elim).map(|(pcv, ())| pcv);
     // Each cell's candidates, plus its marker: 1 is an empty cell, 2 a cell with one
     // candidate. Each candidate's value is carried beside its weight (a pair of
@@ -142,10 +144,19 @@ pub fn singles<'s>(
         })
         .concat(gv_marks.explode(|k| Some((k, (1isize, 0isize)))))
         .count_total();
-    let pointing = with_inter.then(|| {
-        places.clone().flat_map(|((p, g, v), (n, w))| {
-            confined(g, n - 1, w).into_iter().map(move |c| (p, c, v))
-        })
+    // Only where the value was a candidate when the node started (as `fast.dl`
+    // does): a child starts from its parent's last candidates, so most of what its
+    // intersections strike is gone already.
+    let pointing = started.map(|started| {
+        places
+            .clone()
+            .flat_map(|((p, g, v), (n, w))| {
+                confined(g, n - 1, w)
+                    .into_iter()
+                    .map(move |c| ((p, c, v), ()))
+            })
+            .semijoin(started)
+            .map(|(pcv, ())| pcv)
     });
     let no_place = places
         .clone()
