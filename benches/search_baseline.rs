@@ -4,12 +4,13 @@
 //! `cargo bench --bench search_baseline [-- WORKERS [FILE [LIMIT [BATCH [LOGIC]]]]]`
 //! (defaults: 1 worker, `tests/data/kaggle_300.txt`, all of it, 96 nodes a batch,
 //! `singles`). LOGIC `intersections` adds pointing and claiming to both sides
-//! (sudolog runs `datalog/fast.dl`). Both sides
-//! run one engine of one worker per worker thread, each taking puzzles from a shared
-//! counter, and search the same way (`src/sudoku/batch.rs`): every search node is an
-//! instance of its own (its givens are its parent's placements and one guess), a batch
-//! of nodes is evaluated together in a fresh dataflow run to its fixpoint, open nodes
-//! go first (oldest puzzle, then deepest, then leftmost), then new puzzles. A stalled
+//! (sudolog runs `datalog/fast.dl`). Both sides run one engine of one worker per
+//! worker thread, the engines sharing one search (each batch at most an even share of
+//! what is open among the idle engines), and search the same way
+//! (`src/sudoku/batch.rs`): every search node is an instance of its own (its givens
+//! are its parent's placements and one guess), a batch of nodes is evaluated together
+//! in a fresh dataflow run to its fixpoint, open nodes go first (oldest puzzle, then
+//! deepest, then leftmost), then new puzzles. A stalled
 //! node branches on its open cell with the fewest candidates (of those, the one with
 //! the most open peers, then the lowest), one child per candidate; a puzzle's search
 //! stops at its second solution. Both must give the same statuses and solutions. A
@@ -34,8 +35,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use differential_dataflow::consolidation::consolidate;
@@ -85,11 +85,11 @@ struct Node {
     depth: u32,
     /// The values guessed on the way here (depth-first order among siblings).
     path: Vec<u8>,
-    base: Rc<Cells>,
+    base: Arc<Cells>,
     guess: Option<(u8, u8)>,
     /// The candidates it starts from: its parent's last (a root: those its givens
     /// leave, worked out in the dataflow).
-    start: Option<Rc<Vec<(u8, u8)>>>,
+    start: Option<Arc<Vec<(u8, u8)>>>,
 }
 
 /// A puzzle in flight.
@@ -375,19 +375,57 @@ struct Geometry {
     peers: Vec<(u8, u8)>,
 }
 
-/// One hand-written engine's search state: puzzles in flight and open nodes.
-struct Search<'a> {
-    grids: &'a [Cells],
-    next: &'a AtomicUsize,
+/// The hand-written search the engines share (as sudolog's engines share theirs,
+/// `src/sudoku/batch/shard.rs`): puzzles in flight, open nodes, answers.
+struct Search {
+    grids: Arc<Vec<Cells>>,
+    /// The next puzzle to take.
+    next: usize,
     /// Nodes per batch.
     batch: usize,
     tallies: HashMap<usize, Tally>,
     frontier: Vec<Node>,
+    /// Engines evaluating a batch now.
+    busy: usize,
+    done: Vec<(usize, Answer)>,
 }
 
-impl Search<'_> {
-    /// The next batch: open nodes by priority, then new puzzles (as sudolog does).
-    fn take_batch(&mut self) -> Vec<Node> {
+/// The search and its engines: an engine waits on `ready` for open work.
+struct Shared {
+    search: Mutex<Search>,
+    ready: Condvar,
+    engines: usize,
+}
+
+impl Shared {
+    /// The next batch for an engine, waiting until there is one: at most an even
+    /// share of what is open among the engines not evaluating, as sudolog's. None
+    /// when every puzzle is decided.
+    fn next_batch(&self) -> Option<Vec<Node>> {
+        let mut s = self.search.lock().expect("a search");
+        loop {
+            let idle = self.engines.saturating_sub(s.busy).max(1);
+            let unread = s.grids.len().saturating_sub(s.next);
+            let n = s.batch.min((s.frontier.len() + unread).div_ceil(idle));
+            let batch = s.take_batch(n.max(1));
+            if !batch.is_empty() {
+                s.busy += 1;
+                return Some(batch);
+            }
+            if s.busy == 0 {
+                assert!(s.tallies.is_empty(), "every puzzle decided");
+                self.ready.notify_all();
+                return None;
+            }
+            s = self.ready.wait(s).expect("a search");
+        }
+    }
+}
+
+impl Search {
+    /// The next batch, at most `n` nodes: open nodes by priority, then new puzzles
+    /// (as sudolog does).
+    fn take_batch(&mut self, n: usize) -> Vec<Node> {
         let tallies = &mut self.tallies;
         self.frontier.retain(|n| match tallies.get_mut(&n.puzzle) {
             Some(t) if !t.done => true,
@@ -397,31 +435,31 @@ impl Search<'_> {
             }
             None => false,
         });
-        let mut batch = if self.frontier.len() <= self.batch {
+        self.tallies.retain(|_, t| !t.done || t.open > 0);
+        let mut batch = if self.frontier.len() <= n {
             std::mem::take(&mut self.frontier)
         } else {
             if self.frontier.len() > FRONTIER {
-                self.frontier
-                    .select_nth_unstable_by(self.batch - 1, |a, b| {
-                        (b.depth, a.puzzle).cmp(&(a.depth, b.puzzle))
-                    });
+                self.frontier.select_nth_unstable_by(n - 1, |a, b| {
+                    (b.depth, a.puzzle).cmp(&(a.depth, b.puzzle))
+                });
             } else {
-                self.frontier
-                    .select_nth_unstable_by(self.batch - 1, |a, b| {
-                        a.puzzle
-                            .cmp(&b.puzzle)
-                            .then(b.depth.cmp(&a.depth))
-                            .then_with(|| a.path.cmp(&b.path))
-                    });
+                self.frontier.select_nth_unstable_by(n - 1, |a, b| {
+                    a.puzzle
+                        .cmp(&b.puzzle)
+                        .then(b.depth.cmp(&a.depth))
+                        .then_with(|| a.path.cmp(&b.path))
+                });
             }
-            let rest = self.frontier.split_off(self.batch);
+            let rest = self.frontier.split_off(n);
             std::mem::replace(&mut self.frontier, rest)
         };
-        while batch.len() < self.batch && self.tallies.len() < FRONTIER {
-            let i = self.next.fetch_add(1, Ordering::Relaxed);
+        while batch.len() < n && self.tallies.len() < FRONTIER {
+            let i = self.next;
             let Some(grid) = self.grids.get(i) else {
                 break;
             };
+            self.next += 1;
             self.tallies.insert(
                 i,
                 Tally {
@@ -433,7 +471,7 @@ impl Search<'_> {
                 puzzle: i,
                 depth: 0,
                 path: Vec::new(),
-                base: Rc::new(*grid),
+                base: Arc::new(*grid),
                 guess: None,
                 start: None,
             });
@@ -442,7 +480,7 @@ impl Search<'_> {
     }
 
     /// Takes in one batch's outputs: solutions, contradictions, children.
-    fn absorb(&mut self, batch: Vec<Node>, out: Outputs, done: &mut Vec<(usize, Answer)>) {
+    fn absorb(&mut self, batch: Vec<Node>, out: Outputs) {
         let mut placed = vec![[0u8; 81]; batch.len()];
         for (p, c, v) in present(out.placed) {
             placed[p as usize][c as usize] = v;
@@ -467,8 +505,8 @@ impl Search<'_> {
             t.open -= 1;
             if t.done || broken[i] {
             } else if let Some((cell, values)) = choice[i].take() {
-                let base = Rc::new(placed[i]);
-                let start = Rc::new(std::mem::take(&mut carry[i]));
+                let base = Arc::new(placed[i]);
+                let start = Arc::new(std::mem::take(&mut carry[i]));
                 for v in values {
                     let mut path = node.path.clone();
                     path.push(v);
@@ -500,7 +538,7 @@ impl Search<'_> {
                 };
                 let solution = (t.found == 1).then_some(t.solution).flatten();
                 let guesses = t.guesses;
-                done.push((
+                self.done.push((
                     node.puzzle,
                     Answer {
                         status,
@@ -514,34 +552,21 @@ impl Search<'_> {
     }
 }
 
-/// One hand-written engine: solves puzzles from `next` until there are none left.
-fn engine(
-    grids: Arc<Vec<Cells>>,
-    next: Arc<AtomicUsize>,
-    batch: usize,
-    logic: Logic,
-) -> Vec<(usize, Answer)> {
+/// One hand-written engine: evaluates batches of the shared search until every
+/// puzzle is decided.
+fn engine(shared: Arc<Shared>, logic: Logic) {
     timely::execute_directly(move |worker| {
         let geo = Geometry {
             members: members(),
             peers: peers(),
         };
-        let mut search = Search {
-            grids: &grids,
-            next: &next,
-            batch,
-            tallies: HashMap::new(),
-            frontier: Vec::new(),
-        };
-        let mut done = Vec::new();
-        loop {
-            let batch = search.take_batch();
-            if batch.is_empty() {
-                assert!(search.tallies.is_empty(), "every puzzle decided");
-                return done;
-            }
+        while let Some(batch) = shared.next_batch() {
             let out = evaluate(worker, logic, &batch, &geo);
-            search.absorb(batch, out, &mut done);
+            let mut search = shared.search.lock().expect("a search");
+            search.busy -= 1;
+            search.absorb(batch, out);
+            drop(search);
+            shared.ready.notify_all();
         }
     })
 }
@@ -553,21 +578,34 @@ fn hand_written(
     batch: usize,
     logic: Logic,
 ) -> (Vec<Answer>, Duration) {
-    let (grids, next) = (Arc::new(grids.to_vec()), Arc::new(AtomicUsize::new(0)));
+    let shared = Arc::new(Shared {
+        search: Mutex::new(Search {
+            grids: Arc::new(grids.to_vec()),
+            next: 0,
+            batch,
+            tallies: HashMap::new(),
+            frontier: Vec::new(),
+            busy: 0,
+            done: Vec::new(),
+        }),
+        ready: Condvar::new(),
+        engines: workers.max(1),
+    });
     let start = Instant::now();
-    let mut answers: Vec<Option<Answer>> = vec![None; grids.len()];
     let handles: Vec<_> = (0..workers)
         .map(|_| {
-            let (grids, next) = (grids.clone(), next.clone());
-            std::thread::spawn(move || engine(grids, next, batch, logic))
+            let shared = shared.clone();
+            std::thread::spawn(move || engine(shared, logic))
         })
         .collect();
     for h in handles {
-        for (i, a) in h.join().expect("an engine ran") {
-            answers[i] = Some(a);
-        }
+        h.join().expect("an engine ran");
     }
     let elapsed = start.elapsed();
+    let mut answers: Vec<Option<Answer>> = vec![None; grids.len()];
+    for (i, a) in std::mem::take(&mut shared.search.lock().expect("a search").done) {
+        answers[i] = Some(a);
+    }
     let answers = answers
         .into_iter()
         .map(|a| a.expect("every puzzle answered"));
