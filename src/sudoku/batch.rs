@@ -717,6 +717,17 @@ mod tests {
         }
     }
 
+    /// An engine as `solve -w N` builds each: one worker, search, batch rendering.
+    fn search_engine(program: &std::sync::Arc<crate::check::ir::Program>) -> Result<Board, String> {
+        let opts = Options {
+            workers: 1,
+            search: true,
+            batch: true,
+            ..Default::default()
+        };
+        Board::new(program.clone(), &opts)
+    }
+
     /// Engines are built when they take a puzzle: four engines given one grid build
     /// one dataflow, given none build nothing; every puzzle is still solved, in
     /// input order.
@@ -727,13 +738,7 @@ mod tests {
         let built = AtomicUsize::new(0);
         let make = || {
             built.fetch_add(1, Ordering::SeqCst);
-            let opts = Options {
-                workers: 1,
-                search: true,
-                batch: true,
-                ..Default::default()
-            };
-            Board::new(program.clone(), &opts)
+            search_engine(&program)
         };
         let finish = |_: &mut Board| Ok(());
         for (text, engines) in [(String::new(), 0), (format!("{EULER}\n"), 1)] {
@@ -770,15 +775,7 @@ mod tests {
         const HARDEST: &str =
             "........8..3...4...9..2..6.....79.......612...6.5.2.7...8...5...1.....2.4.5.....3";
         let program = builtin(Builtin::Fast).unwrap();
-        let make = || {
-            let opts = Options {
-                workers: 1,
-                search: true,
-                batch: true,
-                ..Default::default()
-            };
-            Board::new(program.clone(), &opts)
-        };
+        let make = || search_engine(&program);
         let finish = |_: &mut Board| Ok(());
         let run = |shards| {
             let text = format!("{HARDEST}\n");

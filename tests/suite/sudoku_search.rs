@@ -4,30 +4,16 @@
 //! against the independent brute-force solver's unique solution.
 
 use crate::sudoku_common::*;
+use sudolog::sudoku::grid::{check_solution, Grid};
 
+/// Asserts that `solution` solves `puzzle`, by the library's oracle.
 fn assert_solves(puzzle: &str, solution: &str) {
-    let p = parse81(puzzle);
-    let s = parse81(solution);
-    assert_eq!(s.len(), 81);
-    for (a, b) in p.iter().zip(&s) {
-        assert!(
-            *a == 0 || a == b,
-            "solution {solution} breaks a given of {puzzle}"
-        );
-    }
-    for i in 0..9 {
-        let row: std::collections::BTreeSet<u8> = (0..9).map(|k| s[i * 9 + k]).collect();
-        let col: std::collections::BTreeSet<u8> = (0..9).map(|k| s[k * 9 + i]).collect();
-        let bx: std::collections::BTreeSet<u8> = (0..9)
-            .map(|k| s[((i / 3) * 3 + k / 3) * 9 + (i % 3) * 3 + k % 3])
-            .collect();
-        for set in [row, col, bx] {
-            assert_eq!(
-                set,
-                (1..=9).collect(),
-                "solution {solution} of {puzzle} is not a Sudoku"
-            );
-        }
+    let grid = |text: &str| {
+        text.parse::<Grid>()
+            .unwrap_or_else(|e| panic!("{text}: {e}"))
+    };
+    if let Err(e) = check_solution(&grid(puzzle), &grid(solution)) {
+        panic!("solution {solution} of {puzzle}: {e}");
     }
 }
 
