@@ -435,6 +435,8 @@ impl Search {
             }
             None => false,
         });
+        // Decided puzzles with no node left (absorbed, or dropped just above) go:
+        // every batch is taken here, so this is the one place.
         self.tallies.retain(|_, t| !t.done || t.open > 0);
         let mut batch = if self.frontier.len() <= n {
             std::mem::take(&mut self.frontier)
@@ -548,7 +550,6 @@ impl Search {
                 ));
             }
         }
-        self.tallies.retain(|_, t| !t.done || t.open > 0);
     }
 }
 
