@@ -45,6 +45,8 @@ pub struct AggSpec<'a> {
     pub target: &'a Option<SExpr>,
     pub body_group: &'a [usize],
     pub body_set: bool,
+    /// The body is planned on its own (rows of every binding, not fed the groups).
+    pub streamed: bool,
     /// The view whose singles the count hands on, in [`Env::lone`].
     pub lone: Option<RelId>,
 }
@@ -170,10 +172,70 @@ where
             rows().map(move |r| project(&g, &r))
         }
     };
+    if spec.streamed {
+        return streamed(env, groups(), spec, finish);
+    }
     match Direct::of(spec) {
         Some(d) => direct(env, groups, d, spec, finish),
         None => joined(env, groups(), spec, whole, finish),
     }
+}
+
+/// A count or sum over a body planned on its own ([`crate::plan::Step::Aggregate`]'s
+/// `streamed`): its rows, one per binding, each weighed as it comes, the groups asked
+/// for as markers (as [`direct`] reads one relation). Where time is totally ordered
+/// a running count of (rows, sum) pairs; elsewhere one reduce per group that weighs
+/// each value by its multiplicity (two bindings may project onto one row).
+fn streamed<'s, T: Time, const W: usize, O, F>(
+    env: &mut Env<'s, T, W>,
+    groups: Collection<'s, T, Wide<W>>,
+    spec: &AggSpec<'_>,
+    finish: F,
+) -> Collection<'s, T, O>
+where
+    Wide<W>: ExchangeData,
+    O: ExchangeData,
+    F: Fn(&Wide<W>, &Wide<W>) -> Option<O> + 'static,
+{
+    let rows = render_pipeline(env, spec.body, None);
+    let (bg, target) = (spec.body_group.to_vec(), spec.target.clone());
+    let count = spec.func == AggFunc::Count;
+    // A row's value: nothing for a count; a sum's target (0 where it does not
+    // evaluate, a division by zero: the row still belongs to its group).
+    let value = move |r: &Wide<W>| match &target {
+        Some(t) if !count => t.eval(r).unwrap_or(0),
+        _ => 0,
+    };
+    if T::TOTAL {
+        let weigh = move |r: Wide<W>| Some((project(&bg, &r), value(&r) as isize));
+        return weighed(rows, Some(groups), weigh).flat_map(move |(g, (n, sum))| {
+            let n = reported(n, false)?;
+            let v = if count { n } else { sum };
+            finish(&g, &row(&[v as Value]))
+        });
+    }
+    let keyed = rows
+        .map(move |r| (project(&bg, &r), Some(value(&r))))
+        .concat(groups.map(|g| (g, None)));
+    keyed
+        .reduce_named(
+            "StreamedAggregate",
+            move |_k, input: &[(&Option<Value>, Diff)], output| {
+                if !input.iter().any(|(v, d)| v.is_none() && *d > 0) {
+                    return; // rows of a group that is not asked for
+                }
+                let (mut n, mut sum) = (0 as Diff, 0 as Diff);
+                for (v, d) in input {
+                    if let (Some(x), true) = (v, *d > 0) {
+                        n += d;
+                        sum += *x as Diff * d;
+                    }
+                }
+                let v = if count { n } else { sum };
+                output.push((row(&[v as Value]), 1));
+            },
+        )
+        .flat_map(move |(g, v)| finish(&g, &v))
 }
 
 /// The body read straight from its relation; a group's marker decides whether it is

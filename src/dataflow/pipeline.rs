@@ -523,6 +523,7 @@ where
         out,
         body_group,
         body_set,
+        streamed,
         lone,
     } = step
     else {
@@ -540,6 +541,7 @@ where
         target,
         body_group,
         body_set: *body_set,
+        streamed: *streamed,
         lone: *lone,
     };
     let out = out.clone();

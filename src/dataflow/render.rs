@@ -360,10 +360,11 @@ where
 /// The width a plan's dataflow is rendered at: the least of 2, 4, 6 and [`WIDTH`]
 /// that its relations' rows, its pipelines' rows and explain records all fit. 2
 /// serves binary relations (graphs, closures); 4 ternary relations and rules that
-/// hold four variables at once (`singles.dl` without explanations, the hand-written
-/// Sudoku logic as rules: 16-byte rows where the baselines' tuples take 8); 6
-/// `fast.dl` (five at once; 0.91x of its time at full width on 2,000 17-clue
-/// puzzles); the full rules need [`WIDTH`]. Each width is a copy of the rendering
+/// hold four variables at once (`singles.dl` and `fast.dl` without explanations, the
+/// hand-written Sudoku logic as rules: 16-byte rows where the baselines' tuples take
+/// 8); 6 five or six at once (`fast.dl` rendered there at 0.91x of its time at full
+/// width on 2,000 17-clue puzzles, before its weights became one sum); the full
+/// rules need [`WIDTH`]. Each width is a copy of the rendering
 /// code (three renderings each): a width costs ~45 seconds of every release build.
 ///
 /// [`WIDTH`]: super::row::WIDTH

@@ -150,6 +150,7 @@ fn pipeline(out: &mut String, p: &Pipeline, prog: &Program, rule: &Rule, indent:
                 target,
                 bound,
                 lone,
+                streamed,
                 ..
             } => {
                 let g: Vec<String> = group.iter().map(|&s| slots[s].clone()).collect();
@@ -170,6 +171,12 @@ fn pipeline(out: &mut String, p: &Pipeline, prog: &Program, rule: &Rule, indent:
                     "{indent}aggregate {f}{of} per ({}) -> ({after}):",
                     g.join(", ")
                 );
+                if *streamed {
+                    let _ = writeln!(
+                        out,
+                        "{indent}    (its body on its own, every binding weighed as it comes)"
+                    );
+                }
                 pipeline(out, body, prog, rule, &format!("{indent}    "));
                 if lone.is_some() {
                     let _ = writeln!(out, "{indent}    (and hands on the groups of one row)");

@@ -132,6 +132,10 @@ pub enum Step {
         /// The body keeps every variable of its atoms, so (relations being sets) a
         /// set of groups gives a set of body rows: a count needs no deduplication.
         body_set: bool,
+        /// The body is planned on its own, not fed the groups (see [`streamed_body`]):
+        /// its rows are every binding of its variables, one row each, projected onto
+        /// the group and the target.
+        streamed: bool,
         /// Set on the count that defines the view `count` when a rule reads its groups
         /// of one row ([`Source::Lone`]): the aggregate also hands those rows on.
         lone: Option<RelId>,
@@ -446,6 +450,47 @@ fn plan_rule(program: &Program, index: usize, explain: bool) -> Result<RulePlan,
         explain: explain_slots,
         yields_set,
     })
+}
+
+/// The body of a count or sum planned on its own (scanning its first atom, no groups
+/// fed in), when that is sound and worth it: the body joins two atoms or more, keeps
+/// every variable of its atoms (so, relations being sets, each binding is one row,
+/// and rows projected onto `keep`, the group and the target, still count each
+/// binding once), and its atoms bind every variable it uses. Its rows then come as
+/// the relations change, each weighed as it comes (a count of pairs where time is
+/// totally ordered): no join against the groups, no deduplication, and rows no
+/// wider than the group and the target (`sum x : { candidate(p, c, v), weight(c, g,
+/// x) }` per `(p, g, v)` holds four values, not five). The groups asked for still
+/// decide which are reported, as markers.
+fn streamed_body(
+    func: AggFunc,
+    body: &[Literal],
+    group: &[VarId],
+    keep: &[VarId],
+    nvars: usize,
+    body_set: bool,
+) -> Option<Pipeline> {
+    let mut bound = Vec::new();
+    let mut atoms = 0;
+    for l in body {
+        match l {
+            Literal::Atom { .. } => {
+                atoms += 1;
+                bound.extend(lit_vars(l));
+            }
+            Literal::Agg { .. } => return None,
+            _ => {}
+        }
+    }
+    let used = body.iter().flat_map(lit_vars).chain(keep.iter().copied());
+    let closed = used
+        .chain(group.iter().copied())
+        .all(|v| bound.contains(&v));
+    let worth = matches!(func, AggFunc::Count | AggFunc::Sum) && atoms > 1;
+    if !(worth && body_set && closed) {
+        return None;
+    }
+    plan_pipeline(body, &[], keep, nvars, false).ok()
 }
 
 /// Whether a rule's rows are one per group of an aggregate: its body scans one
@@ -818,17 +863,17 @@ fn plan_pipeline(
                 body: inner,
                 group,
             } => {
+                // The group in the order of the incoming row: a group that is the whole
+                // row, in order, needs no join back (`Step::groups_whole_row`).
+                let mut group = group.clone();
+                group.sort_by_key(|&v| slot(&layout, v));
+                let group = &group;
                 let group_slots: Vec<usize> = group.iter().map(|&v| slot(&layout, v)).collect();
                 let mut inner_keep: Vec<VarId> = group.clone();
                 if let Some(t) = target {
                     t.vars(&mut inner_keep);
                 }
                 let pipe = plan_pipeline(inner, group, &inner_keep, nvars, true)?;
-                let target = target.as_ref().map(|t| sexpr(t, &pipe.layout));
-                let body_group = group
-                    .iter()
-                    .map(|v| pipe.layout.iter().position(|x| x == v).expect("group kept"))
-                    .collect();
                 let body_set = inner.iter().all(|l| match l {
                     Literal::Atom { args, .. } => args.iter().all(|t| match t {
                         Term::Var(v) => pipe.layout.contains(v),
@@ -837,6 +882,14 @@ fn plan_pipeline(
                     }),
                     _ => true,
                 });
+                let stream = streamed_body(*func, inner, group, &inner_keep, nvars, body_set);
+                let streamed = stream.is_some();
+                let pipe = stream.unwrap_or(pipe);
+                let target = target.as_ref().map(|t| sexpr(t, &pipe.layout));
+                let body_group = group
+                    .iter()
+                    .map(|v| pipe.layout.iter().position(|x| x == v).expect("group kept"))
+                    .collect();
                 let bound_slot = bound[*result].then(|| slot(&layout, *result));
                 bound[*result] = true;
                 let mut with = layout.clone();
@@ -864,6 +917,7 @@ fn plan_pipeline(
                     out,
                     body_group,
                     body_set,
+                    streamed,
                     lone: None,
                 });
                 layout = keep_now;
@@ -912,6 +966,45 @@ mod tests {
             .find(|rp| rp.head == rel)
             .expect("a rule for the head");
         rp.body.steps.clone()
+    }
+
+    /// A count or sum over two atoms is streamed: its body scans on its own and keeps
+    /// only the group and the target, so a place's weight per (p, g, v) needs rows
+    /// of four values (the cell that joins the atoms is dropped), and the group
+    /// follows the incoming row's order (no join back). A body that reads a variable
+    /// only the rule binds, a min, or a single atom is fed the groups as before.
+    #[test]
+    fn counts_and_sums_over_joins_are_streamed() {
+        let decls = ".decl cand(p: number, c: number, v: number)\n\
+                     .decl weight(c: number, g: number, w: number)\n\
+                     .decl gv(p: number, g: number, v: number)\n\
+                     .decl out(p: number, g: number, v: number, w: number)\n\
+                     .input cand, weight, gv\n";
+        let agg = |body: &str| {
+            let text = format!("{decls}out(p, g, v, w) :- gv(p, g, v), {body}.\n");
+            let steps = steps_of(&text, "out");
+            let Some(Step::Aggregate {
+                streamed,
+                body,
+                group,
+                ..
+            }) = steps
+                .into_iter()
+                .find(|s| matches!(s, Step::Aggregate { .. }))
+            else {
+                panic!("no aggregate in {text}")
+            };
+            (streamed, body.layouts.iter().map(Vec::len).max(), group)
+        };
+        let (streamed, widest, group) = agg("w = sum x : { cand(p, c, v), weight(c, g, x) }");
+        assert!(streamed);
+        assert_eq!(widest, Some(4));
+        assert_eq!(group, [0, 1, 2]);
+        assert!(agg("w = count : { cand(p, c, v), weight(c, g, _) }").0);
+        assert!(!agg("w = min x : { cand(p, c, v), weight(c, g, x) }").0);
+        assert!(!agg("w = sum x : { weight(c, g, x), x > v, cand(p, c, 1) }").0);
+        assert!(!agg("w = sum x : { weight(v, g, x) }").0);
+        assert!(agg("w = count : { cand(p, c, v), weight(c, g, x) }").0);
     }
 
     /// An atom whose variables are all bound only filters rows: it runs before an

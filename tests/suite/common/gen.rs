@@ -20,6 +20,7 @@
 //! r3(x, m) :- e1(x), m = min y : { e0(x, y), y > 1 }.  min/max nothing); the result
 //! r3(x, m) :- e1(x), m = max (y / y) : { e0(x, y) }.   may be an already bound
 //! r4(x) :- e0(x, n), n = count : { e1(_) }.            variable (then a filter)
+//! r4(x, s) :- e1(x), s = sum z : { e0(x, y), e2(y, z) }.  a second atom, on a local
 //! @label(l3) @explain("r5 got {x} from {y} and {x}")   annotations, before a rule
 //! r5(x, y) :- r4(x), e0(x, y).
 //! .fixpoint key 0 {                           fixpoint block; `key 0` optional:
@@ -1060,6 +1061,26 @@ impl Gen {
         let in_block = |r: usize| access.block.is_some() && self.rels[r].block == access.block;
         let mut reads_block = in_block(rel);
         let mut inner = vec![Lit::Atom(rel, args)];
+        // Sometimes a second atom joined on a local: a body the plan may stream
+        // (every binding weighed as it comes) rather than feed the groups.
+        if !locals.is_empty() && self.rng.chance(30) {
+            let r2 = *self.rng.pick(&access.neg);
+            reads_block |= in_block(r2);
+            let mut a2 = vec![Term::Var(self.rng.pick(&locals).clone())];
+            for _ in 1..self.rels[r2].arity {
+                let roll = self.rng.below(100);
+                if roll < 20 && !outer.is_empty() {
+                    a2.push(Term::Var(self.rng.pick(&outer).clone()));
+                } else if roll < 30 {
+                    a2.push(Term::Wild);
+                } else {
+                    let y = body.fresh("y");
+                    locals.push(y.clone());
+                    a2.push(Term::Var(y));
+                }
+            }
+            inner.push(Lit::Atom(r2, a2));
+        }
         if !locals.is_empty() && self.rng.chance(25) {
             let y = self.rng.pick(&locals).clone();
             let op = *self.rng.pick(&["!=", "<", ">="]);
@@ -1085,12 +1106,14 @@ impl Gen {
             None
         } else {
             let y = self.rng.pick(&locals).clone();
-            // The column that bound `y`: tainted if that column is.
-            if let Lit::Atom(r, a) = &inner[0] {
-                target_tainted = a
-                    .iter()
-                    .zip(&self.rels[*r].tainted)
-                    .any(|(t, &ct)| ct && matches!(t, Term::Var(w) if *w == y));
+            // The columns that bound `y`: tainted if one of them is.
+            for l in &inner {
+                if let Lit::Atom(r, a) = l {
+                    target_tainted |= a
+                        .iter()
+                        .zip(&self.rels[*r].tainted)
+                        .any(|(t, &ct)| ct && matches!(t, Term::Var(w) if *w == y));
+                }
             }
             if self.rng.chance(15) {
                 // An expression target over locals and constants; `/` may divide by
