@@ -434,7 +434,14 @@ where
         }
         match stratum {
             StratumPlan::Flat { rel, rules } => {
-                let mut parts = vec![input_colls[rel].clone()];
+                // A relation derived by one rule that yields a set needs no distinct
+                // (as a view), and takes no input.
+                let set = stratum.derived_set(program).is_some();
+                let mut parts = if set {
+                    Vec::new()
+                } else {
+                    vec![input_colls[rel].clone()]
+                };
                 let mut evs = Vec::new();
                 for rp in rules {
                     let (h, ev) = render_rule(&mut env, rp);
@@ -444,7 +451,7 @@ where
                     }
                 }
                 let first = env.next_operator();
-                let coll = if rules.is_empty() {
+                let coll = if rules.is_empty() || set {
                     parts.swap_remove(0)
                 } else {
                     Time::distinct(concatenate(scope, parts))

@@ -221,6 +221,23 @@ pub enum StratumPlan {
 }
 
 impl StratumPlan {
+    /// A flat relation whose rows are its one rule's, a set already (the rule
+    /// [`RulePlan::yields_set`]), and that is neither an input nor written in the
+    /// program: rendered without a distinct, and with no input from the session.
+    pub fn derived_set(&self, program: &Program) -> Option<RelId> {
+        match self {
+            StratumPlan::Flat { rel, rules }
+                if rules.len() == 1
+                    && rules[0].yields_set
+                    && !program.relations[*rel].input
+                    && !program.facts.iter().any(|(r, _)| r == rel) =>
+            {
+                Some(*rel)
+            }
+            _ => None,
+        }
+    }
+
     /// Every rule of the stratum: a flat relation's, or a block's views' then its rules.
     pub fn rules(&self) -> Vec<&RulePlan> {
         match self {

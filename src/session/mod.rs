@@ -13,9 +13,9 @@
 
 mod change;
 mod contents;
+mod hash;
 mod worker;
 
-use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -28,6 +28,7 @@ use crate::dataflow::sorted::Facts;
 use crate::plan::Plan;
 pub use change::{Change, ChangeList, Tuple};
 use contents::{Contents, Run};
+use hash::{FactMap, FactSet};
 use worker::{Cmd, Reply};
 
 /// Which relations a session reports.
@@ -106,14 +107,17 @@ pub struct Session {
     senders: Vec<Sender<Cmd>>,
     replies: Receiver<Reply>,
     guards: Option<timely::communication::WorkerGuards<()>>,
-    inputs: HashSet<(RelId, Row)>,
+    inputs: FactSet<(RelId, Row)>,
     /// Facts written in the program: always present, whatever is inserted or retracted.
-    fixed: HashSet<(RelId, Row)>,
+    fixed: FactSet<(RelId, Row)>,
     pending: Vec<(RelId, Row, isize)>,
     epoch: crate::dataflow::time::Epoch,
     observed: Vec<bool>,
+    /// Relations the dataflow takes no facts for: derived by one rule that yields a
+    /// set ([`crate::plan::StratumPlan::derived_set`]).
+    closed: Vec<bool>,
     contents: Vec<Contents>,
-    events: HashMap<(RelId, Row), (usize, Row, u32)>,
+    events: FactMap<(RelId, Row), (usize, Row, u32)>,
     /// A worker failed: the other workers may be stuck waiting for it.
     failed: bool,
     /// Whether the workers' dataflow has been sent facts since it was built: a reset
@@ -151,6 +155,10 @@ impl Session {
                 Observe::Relations(list) => list.contains(&r),
             })
             .collect();
+        let mut closed = vec![false; n];
+        for r in plan.strata.iter().filter_map(|s| s.derived_set(&program)) {
+            closed[r] = true;
+        }
         let outputs = crate::dataflow::Outputs {
             observe: observed.clone(),
             max_rounds: config.max_rounds,
@@ -194,13 +202,14 @@ impl Session {
             senders,
             replies,
             guards: Some(guards),
-            inputs: HashSet::new(),
-            fixed: HashSet::new(),
+            inputs: FactSet::default(),
+            fixed: FactSet::default(),
             pending: Vec::new(),
             epoch: 0,
             observed,
+            closed,
             contents: vec![Contents::default(); n],
-            events: HashMap::new(),
+            events: FactMap::default(),
             failed: false,
             touched: false,
             batch: config.batch,
@@ -233,6 +242,12 @@ impl Session {
         if r.kind == RelKind::View {
             return Err(format!(
                 "'{}' is a view: its contents are computed, not inserted",
+                r.name
+            ));
+        }
+        if self.closed[rel] {
+            return Err(format!(
+                "'{}' is derived by its rule, not an input: declare it .input to add facts",
                 r.name
             ));
         }
