@@ -58,6 +58,8 @@ pub fn run(args: &RunArgs) -> Result<u8, CliError> {
         batch: true,
         changes: false,
         profile: args.profile,
+        // Facts are loaded for `.input` relations only.
+        inputs_only: true,
         ..Default::default()
     };
     let start = std::time::Instant::now();

@@ -412,8 +412,23 @@ where
                 key_cols,
                 probe,
             } => {
-                let keyed = flow.keyed(std::mem::take(&mut pending), probe);
                 let arr = env.any_keys(*rel, key_cols);
+                if let Some(scanned) = whole_scan(env, &flow, &p.source, &pending, probe) {
+                    // The scanned relation's own set of rows serves as the rows keyed.
+                    let rows = flow.rows(Pending::default());
+                    let left =
+                        env.any_keys(scanned, &(0..env.arities[scanned]).collect::<Vec<_>>());
+                    let scan = std::mem::take(&mut pending);
+                    let rows_of = move |r: Wide<W>| scan.apply(r).and_then(|r| post.apply(r));
+                    flow = match next {
+                        Some(nx) => Flow::Keyed(antijoin_rows(rows, left, arr, move |r| {
+                            rows_of(r).and_then(|r| nx.key(r))
+                        })),
+                        None => Flow::Rows(antijoin_rows(rows, left, arr, rows_of)),
+                    };
+                    continue;
+                }
+                let keyed = flow.keyed(std::mem::take(&mut pending), probe);
                 match next {
                     Some(nx) => Flow::Keyed(antijoin_step(keyed, arr, move |r| {
                         post.apply(r).and_then(|r| nx.key(r))
@@ -713,6 +728,65 @@ where
         }
     };
     keyed.flat_map(move |(_, r)| f(r)).concat(matched)
+}
+
+/// The relation a pipeline's rows come straight from, when its only pending stage is
+/// a scan without a filter and `probe` reads the scanned row's columns in order, all
+/// of them: its set of rows, arranged, is then the rows keyed by the probe.
+fn whole_scan<'s, T: Time, const W: usize>(
+    env: &Env<'s, T, W>,
+    flow: &Flow<'s, T, W>,
+    source: &Source,
+    pending: &Pending,
+    probe: &[Pick],
+) -> Option<RelId> {
+    let (Flow::Rows(_), Source::Scan { rel, .. }) = (flow, source) else {
+        return None;
+    };
+    let cols = scan_key(pending, probe)?;
+    cols.iter()
+        .copied()
+        .eq(0..env.arities[*rel])
+        .then_some(*rel)
+}
+
+/// `rows` (a relation's) less those in `arr`, each passed through `f`, where `left`
+/// is the same relation's rows arranged as keys ([`whole_scan`]): as
+/// [`antijoin_step`], without arranging the rows again.
+fn antijoin_rows<'s, T: Time, const W: usize, O: ExchangeData>(
+    rows: Collection<'s, T, Wide<W>>,
+    left: AnyKeys<'s, T, W>,
+    arr: AnyKeys<'s, T, W>,
+    f: impl Fn(Wide<W>) -> Option<O> + Clone + 'static,
+) -> Collection<'s, T, O>
+where
+    Wide<W>: ExchangeData,
+{
+    let g = f.clone();
+    let flip = move |k: &Wide<W>,
+                     _: &(),
+                     _: &(),
+                     t: T,
+                     r1: &Diff,
+                     r2: &Diff,
+                     out: &mut ConsolidatingContainerBuilder<Vec<(O, T, Diff)>>| {
+        if let Some(o) = g(*k) {
+            out.push_into((o, t, -(r1 * r2)));
+        }
+    };
+    type Out<O, T> = ConsolidatingContainerBuilder<Vec<(O, T, Diff)>>;
+    macro_rules! matched {
+        ($l:expr, $r:expr) => {
+            join_traces::<_, _, _, _, Out<O, T>>($l, $r, flip).as_collection()
+        };
+    }
+    let matched = match (left, arr) {
+        (AnyKeys::Own(l), AnyKeys::Own(r)) => matched!(l, r),
+        (AnyKeys::Own(l), AnyKeys::Outer(r)) => matched!(l, r),
+        (AnyKeys::Outer(l), AnyKeys::Own(r)) => matched!(l, r),
+        (AnyKeys::Outer(l), AnyKeys::Outer(r)) => matched!(l, r),
+    };
+    rows.flat_map(f).concat(matched)
 }
 
 /// A rule's head rows, and with explanations its (head, [rule, bindings...]) pairs.

@@ -236,6 +236,9 @@ pub struct Outputs {
     /// hears only its own process's workers). Within one process each worker hands
     /// over its own share.
     pub gather: bool,
+    /// The session adds facts to `.input` relations only: a relation derived by one
+    /// rule that yields a set is rendered without a distinct.
+    pub inputs_only: bool,
 }
 
 /// Handles to a rendered dataflow: where facts go in, and the probe that says when
@@ -435,8 +438,9 @@ where
         match stratum {
             StratumPlan::Flat { rel, rules } => {
                 // A relation derived by one rule that yields a set needs no distinct
-                // (as a view), and takes no input.
-                let set = stratum.derived_set(program).is_some();
+                // (as a view), and, where the session adds facts to inputs only, takes
+                // no input.
+                let set = outputs.inputs_only && stratum.derived_set(program).is_some();
                 let mut parts = if set {
                     Vec::new()
                 } else {

@@ -61,6 +61,10 @@ pub struct Config {
     /// Measure each rule (see [`Session::profile`]): its operators' scheduled time,
     /// its derivations and the rounds it fired in.
     pub profile: bool,
+    /// Facts go only into `.input` relations (the session refuses others): a
+    /// relation derived by one rule that yields a set then needs no deduplication
+    /// ([`crate::plan::StratumPlan::derived_set`]).
+    pub inputs_only: bool,
 }
 
 impl Default for Config {
@@ -74,6 +78,7 @@ impl Default for Config {
             batch: false,
             changes: true,
             profile: false,
+            inputs_only: false,
         }
     }
 }
@@ -113,8 +118,8 @@ pub struct Session {
     pending: Vec<(RelId, Row, isize)>,
     epoch: crate::dataflow::time::Epoch,
     observed: Vec<bool>,
-    /// Relations the dataflow takes no facts for: derived by one rule that yields a
-    /// set ([`crate::plan::StratumPlan::derived_set`]).
+    /// Relations the session refuses facts for: all but the inputs, when the
+    /// session takes facts for inputs only ([`Config::inputs_only`]).
     closed: Vec<bool>,
     contents: Vec<Contents>,
     events: FactMap<(RelId, Row), (usize, Row, u32)>,
@@ -155,16 +160,16 @@ impl Session {
                 Observe::Relations(list) => list.contains(&r),
             })
             .collect();
-        let mut closed = vec![false; n];
-        for r in plan.strata.iter().filter_map(|s| s.derived_set(&program)) {
-            closed[r] = true;
-        }
+        let closed: Vec<bool> = (0..n)
+            .map(|r| config.inputs_only && !program.relations[r].input)
+            .collect();
         let outputs = crate::dataflow::Outputs {
             observe: observed.clone(),
             max_rounds: config.max_rounds,
             batch: config.batch,
             // Across processes the session hears only its own workers.
             gather: !config.timely_args.is_empty(),
+            inputs_only: config.inputs_only,
         };
         let threads = config.workers.max(1);
         let mut senders = Vec::new();
@@ -247,7 +252,7 @@ impl Session {
         }
         if self.closed[rel] {
             return Err(format!(
-                "'{}' is derived by its rule, not an input: declare it .input to add facts",
+                "'{}' is not an input of this session: declare it .input to add facts",
                 r.name
             ));
         }

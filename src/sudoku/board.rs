@@ -221,6 +221,8 @@ impl Board {
             // Editing reads each commit's changes; a batch reads contents only.
             changes: !opts.batch,
             profile: opts.profile,
+            // The board adds puzzles, geometry, guesses and starts: inputs only.
+            inputs_only: true,
         };
         let mut session = Session::new(program.clone(), config)?;
         let kinds = ["row", "column", "box", "diagonal"]
