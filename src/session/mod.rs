@@ -780,6 +780,56 @@ mod tests {
         }
     }
 
+    /// A session that takes facts for inputs only refuses others, and its relations
+    /// derived by one rule that yields a set (no distinct rendered) hold what they
+    /// hold without it: each fact once, retractions included.
+    #[test]
+    fn sessions_of_inputs_only_render_derived_sets_without_a_distinct() {
+        let text = ".decl e(a: number, b: number)\n.input e\n\
+                    .decl two(a: number, b: number, c: number)\n.output two\n\
+                    .decl from(a: number)\n.output from\n\
+                    two(a, b, c) :- e(a, b), e(b, c).\nfrom(a) :- e(a, _).\n";
+        let program = Arc::new(check_str("t.dl", text).expect("the program checks"));
+        let plan = crate::plan::plan(&program, false).unwrap();
+        let sets: Vec<RelId> = plan
+            .strata
+            .iter()
+            .filter_map(|s| s.derived_set(&program))
+            .collect();
+        let [e, two, from] = ["e", "two", "from"].map(|n| program.relation(n).unwrap());
+        assert_eq!(sets, vec![two], "from(a) drops e's second column");
+        let rows = |s: &Session, r: RelId| {
+            s.contents(r)
+                .into_iter()
+                .map(|(r, _)| r)
+                .collect::<Vec<_>>()
+        };
+        for batch in [true, false] {
+            let config = Config {
+                observe: Observe::Relations(vec![two, from]),
+                batch,
+                inputs_only: true,
+                ..Default::default()
+            };
+            let mut s = Session::new(program.clone(), config).expect("the session starts");
+            let refused = s.insert(two, &[1, 2, 3]).unwrap_err();
+            assert!(refused.contains("not an input"), "{refused}");
+            for (a, b) in [(1, 2), (2, 3), (2, 4), (1, 5)] {
+                s.insert(e, &[a, b]).unwrap();
+            }
+            s.commit().unwrap();
+            assert_eq!(rows(&s, two), vec![vec![1, 2, 3], vec![1, 2, 4]]);
+            assert_eq!(rows(&s, from), vec![vec![1], vec![2]]);
+            if !batch {
+                s.retract(e, &[2, 4]).unwrap();
+                s.insert(e, &[3, 1]).unwrap();
+                s.commit().unwrap();
+                let want = vec![vec![1, 2, 3], vec![2, 3, 1], vec![3, 1, 2], vec![3, 1, 5]];
+                assert_eq!(rows(&s, two), want);
+            }
+        }
+    }
+
     #[test]
     fn splits_merge_as_the_runs_would() {
         // Worker 0 adds facts 1 and 5 of relation 0 and 7 of relation 2, 8 of
