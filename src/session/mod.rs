@@ -791,14 +791,14 @@ mod tests {
                     two(a, b, c) :- e(a, b), e(b, c).\nfrom(a) :- e(a, _).\n";
         let program = Arc::new(check_str("t.dl", text).expect("the program checks"));
         let plan = crate::plan::plan(&program, false).unwrap();
-        let sets: Vec<RelId> = plan
+        let sets: Vec<crate::check::ir::RelId> = plan
             .strata
             .iter()
             .filter_map(|s| s.derived_set(&program))
             .collect();
         let [e, two, from] = ["e", "two", "from"].map(|n| program.relation(n).unwrap());
         assert_eq!(sets, vec![two], "from(a) drops e's second column");
-        let rows = |s: &Session, r: RelId| {
+        let rows = |s: &Session, r: crate::check::ir::RelId| {
             s.contents(r)
                 .into_iter()
                 .map(|(r, _)| r)
