@@ -25,7 +25,7 @@ use super::render::EVENT;
 use super::row::{row, Wide};
 use super::time::{Epoch, Rounds};
 use crate::check::ir::{RelId, Value};
-use crate::plan::{Pick, Pipeline, RulePlan, Source, Step};
+use crate::plan::{Pipeline, RulePlan, Step};
 
 /// (fact, [tier]) pairs: derivations tagged with the tier of their rule.
 type Tagged<'s, R, const W: usize> = Collection<'s, R, (Wide<W>, Wide<W>)>;
@@ -115,20 +115,13 @@ type Lookups = BTreeSet<(RelId, Vec<usize>, bool)>;
 
 /// Adds the lookups of `p` (and of its aggregates' bodies) into relations of `reads`.
 fn outer_lookups(p: &Pipeline, reads: &[RelId], arities: &[usize], into: &mut Lookups) {
-    // An antijoin straight after a plain scan of a relation outside, probing all its
-    // columns in order, reads that relation's set of rows as its rows keyed
-    // (`pipeline::antijoin_rows`): arranged outside too.
-    if let (Source::Scan { rel, filter, out }, Some(Step::Antijoin { probe, .. })) =
-        (&p.source, p.steps.first())
+    // An antijoin straight on a scan of a relation outside reads that relation's
+    // set of rows as its rows keyed (`pipeline::antijoin_rows`): arranged outside too.
+    if let Some(rel) = p
+        .antijoin_on_its_scan(arities)
+        .filter(|r| reads.contains(r))
     {
-        let in_order = probe.len() == arities[*rel]
-            && probe.iter().enumerate().all(|(i, pick)| match pick {
-                Pick::Slot(s) => out.get(*s) == Some(&Pick::Col(i)),
-                _ => false,
-            });
-        if reads.contains(rel) && filter.consts.is_empty() && filter.equal.is_empty() && in_order {
-            into.insert((*rel, (0..arities[*rel]).collect(), true));
-        }
+        into.insert((rel, (0..arities[rel]).collect(), true));
     }
     for step in &p.steps {
         match step {

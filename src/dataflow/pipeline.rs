@@ -413,7 +413,8 @@ where
                 probe,
             } => {
                 let arr = env.any_keys(*rel, key_cols);
-                if let Some(scanned) = whole_scan(env, &flow, &p.source, &pending, probe) {
+                let on_scan = (i == 0).then(|| p.antijoin_on_its_scan(&env.arities));
+                if let Some(scanned) = on_scan.flatten() {
                     // The scanned relation's own set of rows serves as the rows keyed.
                     let rows = flow.rows(Pending::default());
                     let left =
@@ -730,28 +731,9 @@ where
     keyed.flat_map(move |(_, r)| f(r)).concat(matched)
 }
 
-/// The relation a pipeline's rows come straight from, when its only pending stage is
-/// a scan without a filter and `probe` reads the scanned row's columns in order, all
-/// of them: its set of rows, arranged, is then the rows keyed by the probe.
-fn whole_scan<'s, T: Time, const W: usize>(
-    env: &Env<'s, T, W>,
-    flow: &Flow<'s, T, W>,
-    source: &Source,
-    pending: &Pending,
-    probe: &[Pick],
-) -> Option<RelId> {
-    let (Flow::Rows(_), Source::Scan { rel, .. }) = (flow, source) else {
-        return None;
-    };
-    let cols = scan_key(pending, probe)?;
-    cols.iter()
-        .copied()
-        .eq(0..env.arities[*rel])
-        .then_some(*rel)
-}
-
 /// `rows` (a relation's) less those in `arr`, each passed through `f`, where `left`
-/// is the same relation's rows arranged as keys ([`whole_scan`]): as
+/// is the same relation's rows arranged as keys
+/// ([`crate::plan::Pipeline::antijoin_on_its_scan`]): as
 /// [`antijoin_step`], without arranging the rows again.
 fn antijoin_rows<'s, T: Time, const W: usize, O: ExchangeData>(
     rows: Collection<'s, T, Wide<W>>,

@@ -165,6 +165,23 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
+    /// The relation scanned when the pipeline's first step is an antijoin straight on
+    /// a scan without a filter that probes every column in order: the relation's set
+    /// of rows is then the rows keyed by the probe, and the antijoin reads it.
+    pub fn antijoin_on_its_scan(&self, arities: &[usize]) -> Option<RelId> {
+        let (Source::Scan { rel, filter, out }, Some(Step::Antijoin { probe, .. })) =
+            (&self.source, self.steps.first())
+        else {
+            return None;
+        };
+        let in_order = probe.len() == arities[*rel]
+            && probe.iter().enumerate().all(|(i, pick)| match pick {
+                Pick::Slot(s) => out.get(*s) == Some(&Pick::Col(i)),
+                _ => false,
+            });
+        (filter.consts.is_empty() && filter.equal.is_empty() && in_order).then_some(*rel)
+    }
+
     /// Adds the relations the pipeline reads (its source, joins, antijoins and
     /// aggregates' bodies) to `out`.
     pub fn reads(&self, out: &mut Vec<RelId>) {
