@@ -302,7 +302,8 @@ pub struct SolveArgs {
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
     /// Search nodes (puzzles and their branches) evaluated together in one dataflow
-    /// [default: 96, or fewer where the engines would hold over 384 together]
+    /// [default: 96 with the full rules, or fewer where the engines would hold over 384
+    /// together; lighter rules hold more in proportion to their joins, up to 192]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub chunk: Option<u64>,
     /// Per rule: rows derived, rounds fired, time in its operators; per relation and
@@ -332,7 +333,8 @@ pub struct GradeArgs {
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
     /// Search nodes (puzzles and their branches) evaluated together in one dataflow
-    /// [default: 96, or fewer where the engines would hold over 384 together]
+    /// [default: 96 with the full rules, or fewer where the engines would hold over 384
+    /// together; lighter rules hold more in proportion to their joins, up to 192]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub chunk: Option<u64>,
     #[command(flatten)]
@@ -447,7 +449,8 @@ pub struct BenchSolveArgs {
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
     /// Search nodes (puzzles and their branches) evaluated together in one dataflow
-    /// [default: 96, or fewer where the engines would hold over 384 together]
+    /// [default: 96 with the full rules, or fewer where the engines would hold over 384
+    /// together; lighter rules hold more in proportion to their joins, up to 192]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub chunk: Option<u64>,
     #[command(flatten)]

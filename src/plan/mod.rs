@@ -306,6 +306,28 @@ impl Plan {
         w
     }
 
+    /// How many steps of the plan arrange the rows they are fed: joins, antijoins and
+    /// aggregates, in aggregate bodies too. Each holds rows of every instance (puzzle,
+    /// search node) the dataflow evaluates, so what an instance costs in memory grows
+    /// with this count.
+    pub fn arranging_steps(&self) -> usize {
+        fn walk(p: &Pipeline) -> usize {
+            p.steps
+                .iter()
+                .map(|s| match s {
+                    Step::Join { .. } | Step::Antijoin { .. } => 1,
+                    Step::Aggregate { body, .. } => 1 + walk(body),
+                    _ => 0,
+                })
+                .sum()
+        }
+        self.strata
+            .iter()
+            .flat_map(|s| s.rules())
+            .map(|r| walk(&r.body))
+            .sum()
+    }
+
     /// Every (relation, key columns) arrangement the plan probes, for display.
     pub fn arrangements(&self) -> BTreeSet<(RelId, Vec<usize>, bool)> {
         let mut out = BTreeSet::new();

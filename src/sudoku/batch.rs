@@ -23,7 +23,8 @@ use super::grade::{StepCounter, StepRules};
 use super::grid::Grid;
 use super::puzzle::{InputError, Puzzle};
 use super::search::{Mode, Node, Outcome, Tally, Verdict};
-use crate::check::ir::Value;
+use crate::check::ir::{Program, Value};
+use crate::plan::plan;
 
 mod shard;
 
@@ -70,21 +71,36 @@ impl Default for Limits {
     }
 }
 
-/// Search nodes a batch holds by default.
+/// Search nodes a batch holds by default with the full rules (`sudoku.dl`).
 pub const BATCH: usize = 96;
 
-/// Search nodes in flight in one process by default, all its engines together: a
-/// batch's dataflow takes about 1.2 MiB a node with the full rules, so engines on
-/// every core of a large machine would otherwise multiply the memory by the cores
-/// (16 engines of 96 nodes: 2 GiB on 17-clue puzzles).
+/// Search nodes in flight in one process by default with the full rules, all its
+/// engines together: a batch's dataflow takes about 1.2 MiB a node with them, so
+/// engines on every core of a large machine would otherwise multiply the memory by
+/// the cores (16 engines of 96 nodes: 2 GiB on 17-clue puzzles).
 pub const IN_FLIGHT: usize = 384;
 
+/// The full rules' arranging steps ([`crate::plan::Plan::arranging_steps`]), for which [`BATCH`]
+/// and [`IN_FLIGHT`] are set: a lighter rule set holds proportionally more nodes
+/// in the same memory (`fast.dl`: ~0.3 MiB a node, against 1.2).
+const FULL_RULES_STEPS: usize = 273;
+
+/// The most nodes a batch holds by default, however light the rules: larger
+/// batches wait longer on their slowest node's rounds (`fast.dl`, 1,000 17-clue
+/// puzzles: 384 nodes ran at 0.84x the rate of 96, 192 at 1.0x).
+const MOST: usize = 192;
+
 impl Limits {
-    /// The limits of each of `engines` engines in one process: `batch` nodes a batch
-    /// where given, else [`BATCH`], fewer where the engines would hold more than
-    /// [`IN_FLIGHT`] together (at least 8).
-    pub fn for_engines(batch: Option<usize>, engines: usize) -> Limits {
-        let shared = (IN_FLIGHT / engines.max(1)).clamp(8, BATCH);
+    /// The limits of each of `engines` engines in one process running `program`:
+    /// `batch` nodes a batch where given, else [`BATCH`], fewer where the engines
+    /// would hold more than [`IN_FLIGHT`] together (at least 8); both scaled up, to
+    /// at most [`MOST`] a batch, for a program with fewer arranging steps than the
+    /// full rules.
+    pub fn for_engines(batch: Option<usize>, engines: usize, program: &Program) -> Limits {
+        let steps = plan(program, false).map_or(FULL_RULES_STEPS, |p| p.arranging_steps());
+        let scale = |n: usize| n * FULL_RULES_STEPS / steps.clamp(1, FULL_RULES_STEPS);
+        let most = scale(BATCH).min(MOST).max(BATCH);
+        let shared = (scale(IN_FLIGHT) / engines.max(1)).clamp(8, most);
         Limits {
             batch: batch.unwrap_or(shared),
             ..Limits::default()
@@ -569,16 +585,36 @@ mod tests {
 
     #[test]
     fn engines_share_a_process_budget_of_nodes_unless_a_batch_is_given() {
-        let batch = |given, engines| Limits::for_engines(given, engines).batch;
+        let full = builtin(Builtin::Full).unwrap();
+        let batch = |given, engines| Limits::for_engines(given, engines, &full).batch;
+        // The budgets are set for the full rules' steps.
+        let steps = plan(&full, false).unwrap().arranging_steps();
+        assert_eq!(steps, FULL_RULES_STEPS);
         // Up to four engines keep the full batch; more share IN_FLIGHT, down to 8.
         assert_eq!([1, 2, 4].map(|e| batch(None, e)), [BATCH; 3]);
         assert_eq!([8, 16, 0].map(|e| batch(None, e)), [48, 24, BATCH]);
         assert_eq!(batch(None, 64), 8);
         assert_eq!(batch(Some(200), 16), 200);
         assert_eq!(
-            Limits::for_engines(None, 16).frontier,
+            Limits::for_engines(None, 16, &full).frontier,
             Limits::default().frontier
         );
+    }
+
+    /// A rule set with fewer arranging steps holds more nodes a batch and in flight,
+    /// in proportion, up to MOST a batch.
+    #[test]
+    fn lighter_rules_hold_more_nodes() {
+        let fast = builtin(Builtin::Fast).unwrap();
+        let steps = plan(&fast, false).unwrap().arranging_steps();
+        assert!(
+            steps * 3 < FULL_RULES_STEPS,
+            "fast.dl: {steps} arranging steps"
+        );
+        let batch = |engines| Limits::for_engines(None, engines, &fast).batch;
+        assert_eq!([1, 2].map(batch), [MOST; 2]);
+        // Sixteen engines share IN_FLIGHT scaled by the steps.
+        assert_eq!(batch(16), IN_FLIGHT * FULL_RULES_STEPS / steps / 16);
     }
 
     /// A board that does not search computes no choice, and what it leaves open is
