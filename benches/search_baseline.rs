@@ -61,7 +61,7 @@ mod common {
 use common::dataflow::finish;
 use common::geometry::{members, peers};
 use common::puzzles::{args, cells, puzzles, Args};
-use common::round::{singles, Round};
+use common::round::{singles, Open, Round};
 use common::strikes::strikes;
 
 /// Search nodes per batch by default, as `sudolog solve`'s default.
@@ -190,7 +190,10 @@ fn search_dataflow<'s>(
         .flat_map(|p| (0..81u8).flat_map(move |c| (1..=9u8).map(move |v| (p, c, v))))
         .concat(start)
         .map(|pcv| (pcv, ()))
-        .antijoin(struck);
+        .antijoin(struck)
+        .map(|(pcv, ())| pcv);
+    // Arranged once, outside the loop, for the loop's antijoin and semijoin.
+    let open_rows = open.clone().arrange_by_self();
     // Markers: every cell and every (group, value) of a node, so that counts and
     // reductions inside the loop see the empty ones too.
     let cell_marks = cells.map(|(pc, ())| pc);
@@ -208,7 +211,10 @@ fn search_dataflow<'s>(
             placed,
             inter.as_ref().map(|(_, so_far)| so_far.clone()),
             given.clone().enter(inner),
-            open.enter(inner),
+            Open {
+                rows: open.enter(inner),
+                arranged: open_rows.enter(inner),
+            },
             cell_marks.enter(inner),
             gv_marks.enter(inner),
             peer.clone().enter(inner),

@@ -59,7 +59,7 @@ mod common {
 use common::dataflow::finish;
 use common::geometry::{members, peers};
 use common::puzzles::{args, cells, puzzles, Args};
-use common::round::{singles, Round};
+use common::round::{singles, Open, Round, Rows};
 use common::strikes::strikes;
 
 const CHUNK: usize = 32;
@@ -84,7 +84,7 @@ type Static<'s> = Arranged<'s, TraceAgent<ValSpine<u8, u8, u32, isize>>>;
 /// leave (`open`). Out: every puzzle's placements, givens included, once each.
 fn lean<'s>(
     given: Coll<'s, (u32, u8, u8)>,
-    open: Coll<'s, ((u32, u8, u8), ())>,
+    (open, open_rows): (Coll<'s, (u32, u8, u8)>, Rows<'s>),
     peer: Static<'s>,
     member: Static<'s>,
 ) -> Coll<'s, (u32, u8, u8)> {
@@ -93,7 +93,10 @@ fn lean<'s>(
     // instead of replaying each key's history.
     let placed = scope.scoped::<(u32, u32), _, _>("Batch", |inner| {
         let given = given.clone().enter(inner);
-        let open = open.enter(inner);
+        let open = Open {
+            rows: open.enter(inner),
+            arranged: open_rows.enter(inner),
+        };
         let peer = peer.enter(inner);
         let member = member.enter(inner);
         // The loop's placements are those the singles make: a given's strikes are
@@ -101,7 +104,7 @@ fn lean<'s>(
         let (var, placed) = VecVariable::new(inner, (0, 1));
         // A placed value leaves its peers and the other values its cell.
         let elim = strikes(placed, peer, None);
-        let cand = open.antijoin(elim).map(|(pcv, ())| pcv);
+        let cand = open.minus(elim);
         // The singles count their rows with each row's last column carried beside
         // its weight (a pair of weights, `count_total`): a count of 1 holds that
         // row's column, so neither needs a join back to the candidates nor a
@@ -140,7 +143,7 @@ fn lean<'s>(
 fn checked<'s>(
     ids: Coll<'s, u32>,
     given: Coll<'s, (u32, u8, u8)>,
-    open: Coll<'s, ((u32, u8, u8), ())>,
+    (open, open_rows): (Coll<'s, (u32, u8, u8)>, Rows<'s>),
     struck: Coll<'s, (u32, u8, u8)>,
     peer: Static<'s>,
     member: Static<'s>,
@@ -154,7 +157,10 @@ fn checked<'s>(
             placed,
             None,
             given.clone().enter(inner),
-            open.enter(inner),
+            Open {
+                rows: open.enter(inner),
+                arranged: open_rows.enter(inner),
+            },
             cell_marks.enter(inner),
             gv_marks.enter(inner),
             peer.enter(inner),
@@ -223,7 +229,9 @@ fn hand_written(grids: &[[u8; 81]], workers: usize, side: Side) -> Found {
                     // The candidates the givens leave, before the first round (the
                     // rules' `open0`): the loop starts from them, not from all 729.
                     let struck = strikes(given.clone(), peer.clone(), None);
-                    let open = all.antijoin(struck.clone());
+                    // Arranged once, outside the loop, for the loop's antijoin.
+                    let open = all.antijoin(struck.clone()).map(|(pcv, ())| pcv);
+                    let open = (open.clone(), open.arrange_by_self());
                     let (toward, invalid) = match side {
                         Side::Lean => {
                             let placed = lean(given, open, peer, member);

@@ -5,7 +5,7 @@
 
 use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
 use differential_dataflow::operators::{CountTotal, ThresholdTotal};
-use differential_dataflow::trace::implementations::ValSpine;
+use differential_dataflow::trace::implementations::{KeySpine, ValSpine};
 use differential_dataflow::trace::wrappers::enter::TraceEnter;
 use differential_dataflow::VecCollection;
 
@@ -16,6 +16,40 @@ pub type Inner<'s, D> = VecCollection<'s, (u32, u32), D, isize>;
 /// A static `u8 -> u8` arrangement (`peer`, `member`) entered into the loop.
 pub type Entered<'s> =
     Arranged<'s, TraceEnter<TraceAgent<ValSpine<u8, u8, u32, isize>>, (u32, u32)>>;
+
+/// Rows `(node, cell, value)` arranged by themselves, outside the loop.
+pub type Rows<'s> = Arranged<'s, TraceAgent<KeySpine<(u32, u8, u8), u32, isize>>>;
+/// The same entered into the loop.
+pub type EnteredRows<'s> =
+    Arranged<'s, TraceEnter<TraceAgent<KeySpine<(u32, u8, u8), u32, isize>>, (u32, u32)>>;
+
+/// The candidates each node starts from, entered into the loop both as rows and
+/// arranged (once, outside the loop): the antijoin that leaves the round's
+/// candidates and the intersections' semijoin read the arrangement, as sudolog's
+/// antijoin straight on a relation's scan reads that relation's own arrangement.
+pub struct Open<'s> {
+    pub rows: Inner<'s, (u32, u8, u8)>,
+    pub arranged: EnteredRows<'s>,
+}
+
+impl<'s> Open<'s> {
+    /// The rows less those in `gone` (a set): the matches, found through the
+    /// arrangement from outside the loop, taken off the rows.
+    pub fn minus(&self, gone: Inner<'s, (u32, u8, u8)>) -> Inner<'s, (u32, u8, u8)> {
+        let matched = self
+            .arranged
+            .clone()
+            .join_core(gone.arrange_by_self(), |&pcv, &(), &()| Some(pcv))
+            .negate();
+        self.rows.clone().concat(matched)
+    }
+
+    /// The rows of `rows` (a set) that are also open.
+    pub fn within(&self, rows: Inner<'s, (u32, u8, u8)>) -> Inner<'s, (u32, u8, u8)> {
+        rows.arrange_by_self()
+            .join_core(self.arranged.clone(), |&pcv, &(), &()| Some(pcv))
+    }
+}
 
 /// What one round of the loop yields.
 pub struct Round<'s> {
@@ -101,7 +135,7 @@ pub fn singles<'s>(
     placed: Inner<'s, (u32, u8, u8)>,
     inter: Option<Inner<'s, (u32, u8, u8)>>,
     given: Inner<'s, (u32, u8, u8)>,
-    open: Inner<'s, ((u32, u8, u8), ())>,
+    open: Open<'s>,
     cell_marks: Inner<'s, (u32, u8)>,
     gv_marks: Inner<'s, (u32, u8, u8)>,
     peer: Entered<'s>,
@@ -109,9 +143,7 @@ pub fn singles<'s>(
 ) -> Round<'s> {
     let with_inter = inter.is_some();
     let elim = strikes(placed.clone(), peer, inter);
-    // With intersections: the candidates the node started from.
-    let started = with_inter.then(|| open.clone().map(|(pcv, ())| pcv));
-    let cand = open.antijoin(elim).map(|(pcv, ())| pcv);
+    let cand = open.minus(elim);
     // Each cell's candidates, plus its marker: 1 is an empty cell, 2 a cell with one
     // candidate. Each candidate's value is carried beside its weight (a pair of
     // weights, `count_total`), so a cell counted 2 holds its one value: no join back
@@ -147,16 +179,10 @@ pub fn singles<'s>(
     // Only where the value was a candidate when the node started (as `fast.dl`
     // does): a child starts from its parent's last candidates, so most of what its
     // intersections strike is gone already.
-    let pointing = started.map(|started| {
-        places
-            .clone()
-            .flat_map(|((p, g, v), (n, w))| {
-                confined(g, n - 1, w)
-                    .into_iter()
-                    .map(move |c| ((p, c, v), ()))
-            })
-            .semijoin(started)
-            .map(|(pcv, ())| pcv)
+    let pointing = with_inter.then(|| {
+        open.within(places.clone().flat_map(|((p, g, v), (n, w))| {
+            confined(g, n - 1, w).into_iter().map(move |c| (p, c, v))
+        }))
     });
     let no_place = places
         .clone()
