@@ -17,7 +17,9 @@ pub type Inner<'s, D> = VecCollection<'s, (u32, u32), D, isize>;
 pub type Entered<'s> =
     Arranged<'s, TraceEnter<TraceAgent<ValSpine<u8, u8, u32, isize>>, (u32, u32)>>;
 
-/// Rows `(node, cell, value)` arranged by themselves, outside the loop.
+/// Rows `(node, cell, value)` arranged by themselves, outside the loop
+/// (`sudoku_baseline` names them).
+#[allow(dead_code)]
 pub type Rows<'s> = Arranged<'s, TraceAgent<KeySpine<(u32, u8, u8), u32, isize>>>;
 /// The same entered into the loop.
 pub type EnteredRows<'s> =

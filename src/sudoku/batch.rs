@@ -99,7 +99,7 @@ impl Limits {
     pub fn for_engines(batch: Option<usize>, engines: usize, program: &Program) -> Limits {
         let steps = plan(program, false).map_or(FULL_RULES_STEPS, |p| p.arranging_steps());
         let scale = |n: usize| n * FULL_RULES_STEPS / steps.clamp(1, FULL_RULES_STEPS);
-        let most = scale(BATCH).min(MOST).max(BATCH);
+        let most = scale(BATCH).clamp(BATCH, MOST);
         let shared = (scale(IN_FLIGHT) / engines.max(1)).clamp(8, most);
         Limits {
             batch: batch.unwrap_or(shared),
