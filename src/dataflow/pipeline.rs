@@ -697,6 +697,21 @@ where
     }
 }
 
+/// What an antijoin's join of its rows against the excluded keys emits into.
+type Matched<O, T> = ConsolidatingContainerBuilder<Vec<(O, T, Diff)>>;
+
+/// Emits a matched row `o` (when `f` kept it) with its sign flipped: the antijoin
+/// subtracts the matches from its rows without a negation operator.
+#[inline]
+fn flipped<O, T>(o: Option<O>, t: T, r1: &Diff, r2: &Diff, out: &mut Matched<O, T>)
+where
+    Matched<O, T>: PushInto<(O, T, Diff)>,
+{
+    if let Some(o) = o {
+        out.push_into((o, t, -(r1 * r2)));
+    }
+}
+
 /// The keyed rows whose key is not in `arr`, each passed through `f`: the rows, less
 /// the matched ones, which the join emits with their signs flipped (no negation
 /// operator).
@@ -710,25 +725,21 @@ where
 {
     let g = f.clone();
     let left = keyed.clone().arrange_by_key();
+    // The row rides as the value, keyed by the probe.
     let flip = move |_k: &Wide<W>,
                      v: &Wide<W>,
                      _: &(),
                      t: T,
                      r1: &Diff,
                      r2: &Diff,
-                     out: &mut ConsolidatingContainerBuilder<Vec<(O, T, Diff)>>| {
-        if let Some(o) = g(*v) {
-            out.push_into((o, t, -(r1 * r2)));
-        }
-    };
-    type Out<O, T> = ConsolidatingContainerBuilder<Vec<(O, T, Diff)>>;
+                     out: &mut Matched<O, T>| { flipped(g(*v), t, r1, r2, out) };
     let matched = match arr {
-        AnyKeys::Own(arr) => join_traces::<_, _, _, _, Out<O, T>>(left, arr, flip).as_collection(),
-        AnyKeys::Outer(arr) => {
-            join_traces::<_, _, _, _, Out<O, T>>(left, arr, flip).as_collection()
-        }
+        AnyKeys::Own(arr) => join_traces::<_, _, _, _, Matched<O, T>>(left, arr, flip),
+        AnyKeys::Outer(arr) => join_traces::<_, _, _, _, Matched<O, T>>(left, arr, flip),
     };
-    keyed.flat_map(move |(_, r)| f(r)).concat(matched)
+    keyed
+        .flat_map(move |(_, r)| f(r))
+        .concat(matched.as_collection())
 }
 
 /// `rows` (a relation's) less those in `arr`, each passed through `f`, where `left`
@@ -745,21 +756,14 @@ where
     Wide<W>: ExchangeData,
 {
     let g = f.clone();
-    let flip = move |k: &Wide<W>,
-                     _: &(),
-                     _: &(),
-                     t: T,
-                     r1: &Diff,
-                     r2: &Diff,
-                     out: &mut ConsolidatingContainerBuilder<Vec<(O, T, Diff)>>| {
-        if let Some(o) = g(*k) {
-            out.push_into((o, t, -(r1 * r2)));
-        }
-    };
-    type Out<O, T> = ConsolidatingContainerBuilder<Vec<(O, T, Diff)>>;
+    // The row is the key itself.
+    let flip =
+        move |k: &Wide<W>, _: &(), _: &(), t: T, r1: &Diff, r2: &Diff, out: &mut Matched<O, T>| {
+            flipped(g(*k), t, r1, r2, out)
+        };
     macro_rules! matched {
         ($l:expr, $r:expr) => {
-            join_traces::<_, _, _, _, Out<O, T>>($l, $r, flip).as_collection()
+            join_traces::<_, _, _, _, Matched<O, T>>($l, $r, flip).as_collection()
         };
     }
     let matched = match (left, arr) {
