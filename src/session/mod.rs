@@ -118,9 +118,9 @@ pub struct Session {
     pending: Vec<(RelId, Row, isize)>,
     epoch: crate::dataflow::time::Epoch,
     observed: Vec<bool>,
-    /// Relations the session refuses facts for: all but the inputs, when the
-    /// session takes facts for inputs only ([`Config::inputs_only`]).
-    closed: Vec<bool>,
+    /// The session refuses facts for relations other than inputs
+    /// ([`Config::inputs_only`]).
+    inputs_only: bool,
     contents: Vec<Contents>,
     events: FactMap<(RelId, Row), (usize, Row, u32)>,
     /// A worker failed: the other workers may be stuck waiting for it.
@@ -159,9 +159,6 @@ impl Session {
                 Observe::Outputs => program.relations[r].output,
                 Observe::Relations(list) => list.contains(&r),
             })
-            .collect();
-        let closed: Vec<bool> = (0..n)
-            .map(|r| config.inputs_only && !program.relations[r].input)
             .collect();
         let outputs = crate::dataflow::Outputs {
             observe: observed.clone(),
@@ -212,7 +209,7 @@ impl Session {
             pending: Vec::new(),
             epoch: 0,
             observed,
-            closed,
+            inputs_only: config.inputs_only,
             contents: vec![Contents::default(); n],
             events: FactMap::default(),
             failed: false,
@@ -250,7 +247,7 @@ impl Session {
                 r.name
             ));
         }
-        if self.closed[rel] {
+        if self.inputs_only && !r.input {
             return Err(format!(
                 "'{}' is not an input of this session: declare it .input to add facts",
                 r.name
