@@ -80,9 +80,10 @@ pub const BATCH: usize = 96;
 /// the cores (16 engines of 96 nodes: 2 GiB on 17-clue puzzles).
 pub const IN_FLIGHT: usize = 384;
 
-/// The full rules' arranging steps ([`crate::plan::Plan::arranging_steps`]), for which [`BATCH`]
-/// and [`IN_FLIGHT`] are set: a lighter rule set holds proportionally more nodes
-/// in the same memory (`fast.dl`: ~0.3 MiB a node, against 1.2).
+/// The full rules' arranging steps ([`crate::plan::Plan::arranging_steps`]), for
+/// which [`BATCH`] and [`IN_FLIGHT`] are set: a lighter rule set holds
+/// proportionally more nodes in the same memory (`fast.dl`: ~0.3 MiB a node,
+/// against 1.2).
 const FULL_RULES_STEPS: usize = 273;
 
 /// The most nodes a batch holds by default, however light the rules: larger
@@ -99,7 +100,8 @@ impl Limits {
     pub fn for_engines(batch: Option<usize>, engines: usize, program: &Program) -> Limits {
         let steps = plan(program, false).map_or(FULL_RULES_STEPS, |p| p.arranging_steps());
         let scale = |n: usize| n * FULL_RULES_STEPS / steps.clamp(1, FULL_RULES_STEPS);
-        let most = scale(BATCH).clamp(BATCH, MOST);
+        // Scaling only ever enlarges (steps are clamped to the full rules').
+        let most = scale(BATCH).min(MOST);
         let shared = (scale(IN_FLIGHT) / engines.max(1)).clamp(8, most);
         Limits {
             batch: batch.unwrap_or(shared),
