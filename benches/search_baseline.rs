@@ -12,7 +12,8 @@
 //! in a fresh dataflow run to its fixpoint, open nodes go first (oldest puzzle, then
 //! deepest, then leftmost), then new puzzles. A stalled
 //! node branches on its open cell with the fewest candidates (of those, the one with
-//! the most open peers, then the lowest), one child per candidate; a puzzle's search
+//! the most open peers, then the fewest candidates among them, then the lowest), one
+//! child per candidate; a puzzle's search
 //! stops at its second solution. Both must give the same statuses and solutions. A
 //! puzzle with one solution gets the same guesses on both sides (its whole tree); one
 //! with several stops at its second, after as many guesses as the batches it shared
@@ -252,7 +253,8 @@ fn search_dataflow<'s>(
 
 /// Each node's cell to branch on, from its candidates at the fixpoint: among its open
 /// cells (two candidates or more), those with the fewest candidates; among them,
-/// the one with the most open peers; then the lowest. Out: `((node, cell), ())`.
+/// the one with the most open peers, then the fewest candidates among those peers;
+/// then the lowest. Out: `((node, cell), ())`.
 fn choose<'s>(
     cand: Coll<'s, (u32, u8, u8)>,
     peer: Arranged<'s, TraceAgent<ValSpine<u8, u8, u32, isize>>>,
@@ -270,12 +272,12 @@ fn choose<'s>(
         .map(|((p, c), n)| ((p, n), c))
         .semijoin(fewest)
         .map(|((p, _), c)| (c, p));
-    // Each tied cell once per open peer.
-    let open_cells = open.map(|(pc, _)| pc);
+    // Each tied cell once per open peer, weighing 4,096 less the peer's candidates
+    // (as `status.dl` sums them: the most open peers, then the fewest candidates).
     tied.arrange_by_key()
         .join_core(peer, |&c, &p, &y| Some(((p, y), c)))
-        .semijoin(open_cells)
-        .map(|((p, _), c)| (p, c))
+        .join_map(open, |&(p, _), &c, &n| (p, c, n))
+        .explode(|(p, c, n)| Some(((p, c), 4096 - n)))
         .count_total()
         .map(|((p, c), k)| (p, (std::cmp::Reverse(k), c)))
         .reduce(|_p, input, output| output.push((*input[0].0, 1)))

@@ -3,10 +3,10 @@
 //! A search *node* is a puzzle instance of its own: its givens are its parent's
 //! placements, plus one `guess(p, c, v)` fact. When the rules stall on a node that is
 //! neither solved nor contradictory, the rule program's `choice_value` view names the
-//! most promising cell (fewest candidates; on ties the most open peers, then the lowest
-//! cell: aggregates in `datalog/status.dl`) and its candidates; each candidate becomes
-//! a child node. The host never reasons about the grid: it reads each node's status,
-//! placements and choice, and inserts facts. [`super::batch`] evaluates nodes of many
+//! most promising cell (fewest candidates; on ties the most open peers, then the fewest
+//! candidates among them, then the lowest cell: aggregates in `datalog/status.dl`) and
+//! its candidates; each candidate becomes a child node. The host never reasons about
+//! the grid: it reads each node's status, placements and choice, and inserts facts. [`super::batch`] evaluates nodes of many
 //! puzzles together, one fresh dataflow per batch with inserts only; [`explain`] walks
 //! one puzzle's nodes depth first, to print the reasoning in order.
 
