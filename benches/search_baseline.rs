@@ -230,19 +230,20 @@ fn search_dataflow<'s>(
         let placed = next.leave(scope).concat(given.clone());
         (placed, cand.leave(scope), broken.leave(scope))
     });
-    // After the loop, once: the choice of cell, as `datalog/status.dl` makes it.
-    let choice = choose(cand.clone(), peer).join_map(
-        cand.clone().map(|(p, c, v)| ((p, c), v)),
-        |&(p, c), (), &v| (p, c, v),
-    );
-    let carry = choice
+    // After the loop, once: the choice of cell, as `datalog/status.dl` makes it
+    // (one cell a node), the candidates of the nodes that branch, and the chosen
+    // cell's values read from those.
+    let chosen = choose(cand.clone(), peer);
+    let carry = chosen
         .clone()
-        .map(|(p, _, _)| p)
-        .distinct_total()
-        .map(|p| (p, ()))
+        .map(|((p, _), ())| (p, ()))
         .join_map(cand.map(|(p, c, v)| (p, (c, v))), |&p, (), &(c, v)| {
             (p, c, v)
         });
+    let choice = chosen.join_map(
+        carry.clone().map(|(p, c, v)| ((p, c), v)),
+        |&(p, c), (), &v| (p, c, v),
+    );
     Verdicts {
         placed,
         broken,
