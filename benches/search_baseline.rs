@@ -10,14 +10,13 @@
 //! (`src/sudoku/batch.rs`): every search node is an instance of its own (its givens
 //! are its parent's placements and one guess), a batch of nodes is evaluated together
 //! in a fresh dataflow run to its fixpoint, open nodes go first (oldest puzzle, then
-//! deepest, then leftmost), then new puzzles. A stalled
-//! node branches on its open cell with the fewest candidates (of those, the one with
-//! the most open peers, then the fewest candidates among them, then the lowest), one
-//! child per candidate; a puzzle's search
-//! stops at its second solution. Both must give the same statuses and solutions. A
-//! puzzle with one solution gets the same guesses on both sides (its whole tree); one
-//! with several stops at its second, after as many guesses as the batches it shared
-//! with other puzzles allowed.
+//! deepest, then leftmost), then new puzzles. A stalled node branches on its open cell
+//! with the fewest candidates (of those, the one with the most open peers, then the
+//! fewest candidates among them, then the lowest), one child per candidate; a
+//! puzzle's search stops at its second solution. Both must give the same statuses
+//! and solutions. A puzzle with one solution gets the same guesses on both sides (its
+//! whole tree); one with several stops at its second, after as many guesses as the
+//! batches it shared with other puzzles allowed.
 //!
 //! The hand-written side is the best batch search this project knows how to write on
 //! differential dataflow: rounds totally ordered (`distinct_total`, `count_total`),

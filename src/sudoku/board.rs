@@ -429,8 +429,8 @@ impl Board {
 
     /// The search's choice for one puzzle: the open cell the rules choose
     /// (`datalog/status.dl`: fewest candidates, then most open peers, then fewest
-    /// candidates among those, then lowest cell) and its candidates, ascending. None when the puzzle has
-    /// none, or the board does not search.
+    /// candidates among those, then lowest cell) and its candidates, ascending. None
+    /// when the puzzle has none, or the board does not search.
     pub fn choice(&self, p: Value) -> Option<(usize, Vec<u8>)> {
         let r = self.choice_rel()?;
         let rows = self.session.rows_with_prefix(r, &[p]);

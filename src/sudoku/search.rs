@@ -6,9 +6,10 @@
 //! most promising cell (fewest candidates; on ties the most open peers, then the fewest
 //! candidates among them, then the lowest cell: aggregates in `datalog/status.dl`) and
 //! its candidates; each candidate becomes a child node. The host never reasons about
-//! the grid: it reads each node's status, placements and choice, and inserts facts. [`super::batch`] evaluates nodes of many
-//! puzzles together, one fresh dataflow per batch with inserts only; [`explain`] walks
-//! one puzzle's nodes depth first, to print the reasoning in order.
+//! the grid: it reads each node's status, placements and choice, and inserts facts.
+//! [`super::batch`] evaluates nodes of many puzzles together, one fresh dataflow per
+//! batch with inserts only; [`explain`] walks one puzzle's nodes depth first, to print
+//! the reasoning in order.
 
 use std::collections::HashSet;
 use std::sync::Arc;
