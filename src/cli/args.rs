@@ -291,6 +291,17 @@ impl From<NotationArg> for Notation {
     }
 }
 
+/// How many search nodes a dataflow evaluates at once (`solve`, `grade`, `bench
+/// solve`).
+#[derive(Args, Clone, Debug)]
+pub struct BatchArgs {
+    /// Search nodes (puzzles and their branches) evaluated together in one dataflow
+    /// [default: 96 with the full rules, or fewer where the engines would hold over 384
+    /// together; lighter rules hold more in proportion to their joins, up to 192]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub chunk: Option<u64>,
+}
+
 #[derive(Args, Debug)]
 pub struct SolveArgs {
     /// Puzzle files (one puzzle per line, or 9-line blocks), or any PUZZLE
@@ -301,11 +312,8 @@ pub struct SolveArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
-    /// Search nodes (puzzles and their branches) evaluated together in one dataflow
-    /// [default: 96 with the full rules, or fewer where the engines would hold over 384
-    /// together; lighter rules hold more in proportion to their joins, up to 192]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
-    pub chunk: Option<u64>,
+    #[command(flatten)]
+    pub batch: BatchArgs,
     /// Per rule: rows derived, rounds fired, time in its operators; per relation and
     /// block: time in their own operators (stderr)
     #[arg(long)]
@@ -332,11 +340,8 @@ pub struct GradeArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t)]
     pub format: Format,
-    /// Search nodes (puzzles and their branches) evaluated together in one dataflow
-    /// [default: 96 with the full rules, or fewer where the engines would hold over 384
-    /// together; lighter rules hold more in proportion to their joins, up to 192]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
-    pub chunk: Option<u64>,
+    #[command(flatten)]
+    pub batch: BatchArgs,
     #[command(flatten)]
     pub rules: RulesArgs,
     #[command(flatten)]
@@ -448,11 +453,8 @@ pub struct BenchSolveArgs {
     /// Solve at most N puzzles
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
-    /// Search nodes (puzzles and their branches) evaluated together in one dataflow
-    /// [default: 96 with the full rules, or fewer where the engines would hold over 384
-    /// together; lighter rules hold more in proportion to their joins, up to 192]
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
-    pub chunk: Option<u64>,
+    #[command(flatten)]
+    pub batch: BatchArgs,
     #[command(flatten)]
     pub search: SearchArgs,
     #[command(flatten)]

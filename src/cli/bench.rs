@@ -200,7 +200,7 @@ fn solve(args: &BenchSolveArgs) -> Result<u8, CliError> {
     let multi = c.processes > 1;
     // As `solve` does: one engine of one worker per worker thread in one process.
     let shards = if multi { 1 } else { c.workers };
-    let limits = Limits::for_engines(args.chunk.map(|c| c as usize), shards, &program);
+    let limits = Limits::for_engines(args.batch.chunk.map(|c| c as usize), shards, &program);
     let opts = Options {
         workers: if shards > 1 { 1 } else { c.workers },
         timely_args: c.timely_args.clone(),

@@ -246,7 +246,7 @@ pub fn grade(args: &GradeArgs) -> Result<u8, CliError> {
         puzzles: args.puzzles.clone(),
         search: Default::default(),
         format: args.format,
-        chunk: args.chunk,
+        batch: args.batch.clone(),
         profile: false,
         rules: args.rules.clone(),
         engine: args.engine.clone(),
@@ -315,7 +315,7 @@ fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
     };
     let mut costs: Vec<Cost> = Vec::new();
     let mode = args.search.mode();
-    let limits = Limits::for_engines(args.chunk.map(|c| c as usize), shards, &program);
+    let limits = Limits::for_engines(args.batch.chunk.map(|c| c as usize), shards, &program);
     let mut sink = Sink {
         out: std::io::BufWriter::new(std::io::stdout().lock()),
         format: args.format,
