@@ -211,10 +211,7 @@ fn search_dataflow<'s>(
             placed,
             inter.as_ref().map(|(_, so_far)| so_far.clone()),
             given.clone().enter(inner),
-            Open {
-                rows: open.enter(inner),
-                arranged: open_rows.enter(inner),
-            },
+            Open::enter(open, open_rows, inner),
             cell_marks.enter(inner),
             gv_marks.enter(inner),
             peer.clone().enter(inner),

@@ -93,10 +93,7 @@ fn lean<'s>(
     // instead of replaying each key's history.
     let placed = scope.scoped::<(u32, u32), _, _>("Batch", |inner| {
         let given = given.clone().enter(inner);
-        let open = Open {
-            rows: open.enter(inner),
-            arranged: open_rows.enter(inner),
-        };
+        let open = Open::enter(open, open_rows, inner);
         let peer = peer.enter(inner);
         let member = member.enter(inner);
         // The loop's placements are those the singles make: a given's strikes are
@@ -157,10 +154,7 @@ fn checked<'s>(
             placed,
             None,
             given.clone().enter(inner),
-            Open {
-                rows: open.enter(inner),
-                arranged: open_rows.enter(inner),
-            },
+            Open::enter(open, open_rows, inner),
             cell_marks.enter(inner),
             gv_marks.enter(inner),
             peer.enter(inner),

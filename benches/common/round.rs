@@ -8,6 +8,7 @@ use differential_dataflow::operators::{CountTotal, ThresholdTotal};
 use differential_dataflow::trace::implementations::{KeySpine, ValSpine};
 use differential_dataflow::trace::wrappers::enter::TraceEnter;
 use differential_dataflow::VecCollection;
+use timely::dataflow::Scope;
 
 use super::strikes::strikes;
 
@@ -17,9 +18,7 @@ pub type Inner<'s, D> = VecCollection<'s, (u32, u32), D, isize>;
 pub type Entered<'s> =
     Arranged<'s, TraceEnter<TraceAgent<ValSpine<u8, u8, u32, isize>>, (u32, u32)>>;
 
-/// Rows `(node, cell, value)` arranged by themselves, outside the loop
-/// (`sudoku_baseline` names them).
-#[allow(dead_code)]
+/// Rows `(node, cell, value)` arranged by themselves, outside the loop.
 pub type Rows<'s> = Arranged<'s, TraceAgent<KeySpine<(u32, u8, u8), u32, isize>>>;
 /// The same entered into the loop.
 pub type EnteredRows<'s> =
@@ -35,6 +34,18 @@ pub struct Open<'s> {
 }
 
 impl<'s> Open<'s> {
+    /// The rows and their arrangement, both made outside the loop, entered into it.
+    pub fn enter(
+        rows: VecCollection<'_, u32, (u32, u8, u8), isize>,
+        arranged: Rows<'_>,
+        inner: Scope<'s, (u32, u32)>,
+    ) -> Open<'s> {
+        Open {
+            rows: rows.enter(inner),
+            arranged: arranged.enter(inner),
+        }
+    }
+
     /// The rows less those in `gone` (a set): the matches, found through the
     /// arrangement from outside the loop, taken off the rows.
     pub fn minus(&self, gone: Inner<'s, (u32, u8, u8)>) -> Inner<'s, (u32, u8, u8)> {
