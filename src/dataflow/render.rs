@@ -18,9 +18,24 @@ use super::pipeline::{render_rule, Env};
 use super::profile::{Charge, ProfileCell};
 use super::row::{rewiden, row, Row, Wide};
 use super::sorted::Facts;
-use super::time::{Epoch, Time};
+use super::time::{arrange_keys, Epoch, Time};
 use crate::check::ir::{Program, RelId};
 use crate::plan::{Plan, StratumPlan};
+
+/// A view's rows as they leave its block, consolidated. In: every round's changes of
+/// the view, all at the block's epoch (a row a round added and a later round took
+/// back is there twice, once with each sign). Out: the view's contents at the
+/// fixpoint, each row once. The later strata that read a view then filter and
+/// arrange its contents, not its history (`status.dl`'s `options`, read four ways,
+/// comes from the counts: docs/PERFORMANCE.md, session 39).
+fn consolidated<'s, const W: usize>(
+    left: Collection<'s, Epoch, Leaving<W>>,
+) -> Collection<'s, Epoch, Wide<W>>
+where
+    Wide<W>: ExchangeData,
+{
+    arrange_keys(left.map(|(_, row, _, _)| (row, ())), "Consolidate").as_collection(|k, _| *k)
+}
 
 /// Tag of explain events in [`Update`]s (relations use their id).
 pub const EVENT: u32 = u32::MAX;
@@ -543,7 +558,15 @@ where
                     // Contents only where a later stratum reads them: otherwise
                     // the probe follows the changes themselves (no copy).
                     if read_later[i].contains(&l.rel) {
-                        env.rels.insert(l.rel, p.map(|(_, row, _, _)| row));
+                        let rows = if l.view {
+                            let first = env.next_operator();
+                            let rows = consolidated(p);
+                            env.charge(Charge::Relation(l.rel), first);
+                            rows
+                        } else {
+                            p.map(|(_, row, _, _)| row)
+                        };
+                        env.rels.insert(l.rel, rows);
                     } else if !l.observed {
                         probed.push(p);
                     }
