@@ -25,9 +25,11 @@ use crate::plan::{Plan, StratumPlan};
 /// A view's rows as they leave its block, consolidated. In: every round's changes of
 /// the view, all at the block's epoch (a row a round added and a later round took
 /// back is there twice, once with each sign). Out: the view's contents at the
-/// fixpoint, each row once. The later strata that read a view then filter and
-/// arrange its contents, not its history (`status.dl`'s `options`, read four ways,
-/// comes from the counts: docs/PERFORMANCE.md, session 39).
+/// fixpoint, each row once. For a view a later stratum scans: its operators then
+/// filter and pass on the view's contents, not its history (`status.dl`'s
+/// `options`, which four rules arrange, comes from a scan of the counts). A view
+/// only looked up needs none: the arrangement it is looked up in consolidates it
+/// (docs/PERFORMANCE.md, session 39).
 fn consolidated<'s, const W: usize>(
     left: Collection<'s, Epoch, Leaving<W>>,
 ) -> Collection<'s, Epoch, Wide<W>>
@@ -349,6 +351,25 @@ fn needed_strata(plan: &Plan, observe: &dyn Fn(RelId) -> bool) -> (Vec<bool>, Ve
     (needed, read_later)
 }
 
+/// For each stratum, the relations that rendered strata after it scan
+/// ([`crate::plan::Pipeline::scans`]): their rows stream through those strata's
+/// operators rather than into an arrangement that would consolidate them.
+fn scanned_later(plan: &Plan, needed: &[bool]) -> Vec<HashSet<RelId>> {
+    let mut later = vec![HashSet::new(); plan.strata.len()];
+    let mut scanned = HashSet::new();
+    for (i, s) in plan.strata.iter().enumerate().rev() {
+        later[i] = scanned.clone();
+        if needed[i] {
+            let mut out = Vec::new();
+            for rp in s.rules() {
+                rp.body.scans(&mut out);
+            }
+            scanned.extend(out);
+        }
+    }
+    later
+}
+
 /// The relations the rules of stratum `s` read (with repeats).
 fn stratum_reads(s: &StratumPlan) -> Vec<RelId> {
     let mut out = Vec::new();
@@ -446,6 +467,7 @@ where
     let rule_tiers: Vec<u32> = program.rules.iter().map(|r| r.tier).collect();
     // read_later[i]: the relations that rendered strata after i read.
     let (needed, read_later) = needed_strata(plan, &observe);
+    let scanned = scanned_later(plan, &needed);
     for (i, stratum) in plan.strata.iter().enumerate() {
         if !needed[i] {
             continue;
@@ -558,7 +580,7 @@ where
                     // Contents only where a later stratum reads them: otherwise
                     // the probe follows the changes themselves (no copy).
                     if read_later[i].contains(&l.rel) {
-                        let rows = if l.view {
+                        let rows = if l.view && scanned[i].contains(&l.rel) {
                             let first = env.next_operator();
                             let rows = consolidated(p);
                             env.charge(Charge::Relation(l.rel), first);

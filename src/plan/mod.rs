@@ -182,6 +182,20 @@ impl Pipeline {
         (filter.consts.is_empty() && filter.equal.is_empty() && in_order).then_some(*rel)
     }
 
+    /// Adds the relations whose rows the pipeline streams through its operators (its
+    /// scan, and its aggregates' bodies' scans) to `out`: the rest of what it reads
+    /// it looks up in arrangements.
+    pub fn scans(&self, out: &mut Vec<RelId>) {
+        if let Source::Scan { rel, .. } = &self.source {
+            out.push(*rel);
+        }
+        for s in &self.steps {
+            if let Step::Aggregate { body, .. } = s {
+                body.scans(out);
+            }
+        }
+    }
+
     /// Adds the relations the pipeline reads (its source, joins, antijoins and
     /// aggregates' bodies) to `out`.
     pub fn reads(&self, out: &mut Vec<RelId>) {
