@@ -28,8 +28,9 @@ use crate::plan::{Plan, StratumPlan};
 /// fixpoint, each row once. For a view a later stratum scans: its operators then
 /// filter and pass on the view's contents, not its history (`status.dl`'s
 /// `options`, which four rules arrange, comes from a scan of the counts). A view
-/// only looked up needs none: the arrangement it is looked up in consolidates it
-/// (docs/PERFORMANCE.md, session 39).
+/// only looked up needs none: the arrangement it is looked up in consolidates it.
+/// Batch rendering only: an edit's views change little, and there the consolidating
+/// arrangement cost more than it saved (docs/PERFORMANCE.md, session 39).
 fn consolidated<'s, const W: usize>(
     left: Collection<'s, Epoch, Leaving<W>>,
 ) -> Collection<'s, Epoch, Wide<W>>
@@ -580,7 +581,7 @@ where
                     // Contents only where a later stratum reads them: otherwise
                     // the probe follows the changes themselves (no copy).
                     if read_later[i].contains(&l.rel) {
-                        let rows = if l.view && scanned[i].contains(&l.rel) {
+                        let rows = if l.view && outputs.batch && scanned[i].contains(&l.rel) {
                             let first = env.next_operator();
                             let rows = consolidated(p);
                             env.charge(Charge::Relation(l.rel), first);
