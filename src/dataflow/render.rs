@@ -640,7 +640,7 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::{merge_runs, needed_strata, stratum_defines, width, Facts, Update};
+    use super::{merge_runs, needed_strata, scanned_later, stratum_defines, width, Facts, Update};
     use crate::check::check_str;
     use crate::plan::plan;
 
@@ -748,6 +748,48 @@ mod tests {
         rendered.sort();
         // `e` (an input) and what `a` reads; not `c` and `d`.
         assert_eq!(rendered, ["a", "b", "e"]);
+    }
+
+    #[test]
+    fn views_scanned_after_their_block_are_told_from_views_looked_up() {
+        // `n` and `m` are views of the block; `o` scans `n` (its rows stream on),
+        // `q` scans `g` and only looks `m` up, `r` scans `s` inside an aggregate's
+        // body.
+        let text = "
+            .decl e(x: number, y: number)
+            .decl g(x: number)
+            .fixpoint {
+                .decl s(x: number, y: number)
+                .view n(x: number, k: number)
+                .view m(x: number)
+                s(x, y) :- e(x, y).
+                n(x, k) :- g(x), k = count : { s(x, _) }.
+                m(x) :- s(x, _).
+            }
+            .decl o(x: number)
+            .decl q(x: number)
+            .decl r(x: number, k: number)
+            o(x) :- n(x, k), k > 1.
+            q(x) :- g(x), m(x).
+            r(x, k) :- g(x), k = count : { s(x, y), y > 2 }.
+            .output o, q, r";
+        let program = check_str("v.dl", text).expect("the program checks");
+        let p = plan(&program, false).expect("the program plans");
+        let (needed, _) = needed_strata(&p, &|r| program.relations[r].output);
+        let later = scanned_later(&p, &needed);
+        let rel = |n: &str| program.relation(n).unwrap();
+        let block = p
+            .strata
+            .iter()
+            .position(|s| stratum_defines(s).contains(&rel("n")))
+            .expect("a block defines n");
+        let mut scanned: Vec<&str> = later[block]
+            .iter()
+            .map(|&r| program.relations[r].name.as_str())
+            .collect();
+        scanned.sort();
+        // `g` too (`q` and `r` scan it); not `m`.
+        assert_eq!(scanned, ["g", "n", "s"]);
     }
 
     fn width_of(text: &str) -> usize {
