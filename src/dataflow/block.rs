@@ -44,9 +44,6 @@ pub type Leaving<const W: usize> = (u32, Wide<W>, Wide<W>, u32);
 pub struct Left {
     pub rel: RelId,
     pub observed: bool,
-    /// A view: its changes leave round by round, rows added and taken back again
-    /// included (a state relation's facts in a batch only accumulate).
-    pub view: bool,
 }
 
 /// What leaves a block.
@@ -332,11 +329,7 @@ where
                     })
                     .as_collection(),
             );
-            rels.push(Left {
-                rel: s,
-                observed,
-                view: false,
-            });
+            rels.push(Left { rel: s, observed });
             ienv.charge(Charge::Relation(s), first);
         }
         for (v, _) in spec.views {
@@ -344,11 +337,7 @@ where
             if contents || observed {
                 let (first, t) = (ienv.next_operator(), *v as u32);
                 left.push(ienv.rels[v].clone().map(move |r| (t, r, [0; W], 0)));
-                rels.push(Left {
-                    rel: *v,
-                    observed,
-                    view: true,
-                });
+                rels.push(Left { rel: *v, observed });
                 ienv.charge(Charge::Relation(*v), first);
             }
         }

@@ -581,7 +581,9 @@ where
                     // Contents only where a later stratum reads them: otherwise
                     // the probe follows the changes themselves (no copy).
                     if read_later[i].contains(&l.rel) {
-                        let rows = if l.view && outputs.batch && scanned[i].contains(&l.rel) {
+                        // (A state relation's facts in a batch only accumulate.)
+                        let view = views.iter().any(|(v, _)| *v == l.rel);
+                        let rows = if view && outputs.batch && scanned[i].contains(&l.rel) {
                             let first = env.next_operator();
                             let rows = consolidated(p);
                             env.charge(Charge::Relation(l.rel), first);
