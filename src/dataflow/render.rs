@@ -328,47 +328,50 @@ fn stratum_defines(s: &StratumPlan) -> Vec<RelId> {
     }
 }
 
-/// Which strata to render, and for each the relations that rendered strata after it
-/// read. A stratum is rendered when it defines an observed relation, produces
-/// explain events, or defines what a rendered stratum reads. The rest (a helper
-/// relation of `grid.dl` that a light rule set never reads, say) would cost
-/// operators and rounds for nothing: nothing outside the dataflow can see them.
-fn needed_strata(plan: &Plan, observe: &dyn Fn(RelId) -> bool) -> (Vec<bool>, Vec<HashSet<RelId>>) {
+/// Which strata to render, and for each what the rendered strata after it read.
+struct Rendered {
+    /// Whether stratum i is rendered.
+    needed: Vec<bool>,
+    /// The relations that rendered strata after stratum i read.
+    read_later: Vec<HashSet<RelId>>,
+    /// Those of them that they scan ([`crate::plan::Pipeline::scans`]): their rows
+    /// stream through those strata's operators rather than into an arrangement that
+    /// would consolidate them.
+    scanned_later: Vec<HashSet<RelId>>,
+}
+
+/// Which strata to render, and what later strata read. A stratum is rendered when it
+/// defines an observed relation, produces explain events, or defines what a rendered
+/// stratum reads. The rest (a helper relation of `grid.dl` that a light rule set
+/// never reads, say) would cost operators and rounds for nothing: nothing outside the
+/// dataflow can see them.
+fn needed_strata(plan: &Plan, observe: &dyn Fn(RelId) -> bool) -> Rendered {
     let n = plan.strata.len();
-    let (mut needed, mut read_later) = (vec![false; n], vec![HashSet::new(); n]);
-    let mut read: HashSet<RelId> = HashSet::new();
+    let mut out = Rendered {
+        needed: vec![false; n],
+        read_later: vec![HashSet::new(); n],
+        scanned_later: vec![HashSet::new(); n],
+    };
+    let (mut read, mut scanned): (HashSet<RelId>, HashSet<RelId>) = Default::default();
     for (i, s) in plan.strata.iter().enumerate().rev() {
-        read_later[i] = read.clone();
+        out.read_later[i] = read.clone();
+        out.scanned_later[i] = scanned.clone();
         let explains = plan.explain && s.rules().iter().any(|r| r.explain.is_some());
         if explains
             || stratum_defines(s)
                 .iter()
                 .any(|r| observe(*r) || read.contains(r))
         {
-            needed[i] = true;
+            out.needed[i] = true;
             read.extend(stratum_reads(s));
-        }
-    }
-    (needed, read_later)
-}
-
-/// For each stratum, the relations that rendered strata after it scan
-/// ([`crate::plan::Pipeline::scans`]): their rows stream through those strata's
-/// operators rather than into an arrangement that would consolidate them.
-fn scanned_later(plan: &Plan, needed: &[bool]) -> Vec<HashSet<RelId>> {
-    let mut later = vec![HashSet::new(); plan.strata.len()];
-    let mut scanned = HashSet::new();
-    for (i, s) in plan.strata.iter().enumerate().rev() {
-        later[i] = scanned.clone();
-        if needed[i] {
-            let mut out = Vec::new();
+            let mut scans = Vec::new();
             for rp in s.rules() {
-                rp.body.scans(&mut out);
+                rp.body.scans(&mut scans);
             }
-            scanned.extend(out);
+            scanned.extend(scans);
         }
     }
-    later
+    out
 }
 
 /// The relations the rules of stratum `s` read (with repeats).
@@ -467,8 +470,11 @@ where
     let view_facts: Vec<RelId> = program.facts.iter().map(|(r, _)| *r).collect();
     let rule_tiers: Vec<u32> = program.rules.iter().map(|r| r.tier).collect();
     // read_later[i]: the relations that rendered strata after i read.
-    let (needed, read_later) = needed_strata(plan, &observe);
-    let scanned = scanned_later(plan, &needed);
+    let Rendered {
+        needed,
+        read_later,
+        scanned_later: scanned,
+    } = needed_strata(plan, &observe);
     for (i, stratum) in plan.strata.iter().enumerate() {
         if !needed[i] {
             continue;
@@ -642,7 +648,7 @@ where
 
 #[cfg(test)]
 mod tests {
-    use super::{merge_runs, needed_strata, scanned_later, stratum_defines, width, Facts, Update};
+    use super::{merge_runs, needed_strata, stratum_defines, width, Facts, Update};
     use crate::check::check_str;
     use crate::plan::plan;
 
@@ -738,7 +744,7 @@ mod tests {
         let program = check_str("n.dl", text).expect("the program checks");
         let p = plan(&program, false).expect("the program plans");
         let a = program.relation("a").unwrap();
-        let (needed, _) = needed_strata(&p, &|r| r == a);
+        let needed = needed_strata(&p, &|r| r == a).needed;
         let mut rendered: Vec<&str> = p
             .strata
             .iter()
@@ -777,8 +783,7 @@ mod tests {
             .output o, q, r";
         let program = check_str("v.dl", text).expect("the program checks");
         let p = plan(&program, false).expect("the program plans");
-        let (needed, _) = needed_strata(&p, &|r| program.relations[r].output);
-        let later = scanned_later(&p, &needed);
+        let later = needed_strata(&p, &|r| program.relations[r].output).scanned_later;
         let rel = |n: &str| program.relation(n).unwrap();
         let block = p
             .strata
