@@ -19,7 +19,7 @@ use differential_dataflow::{AsCollection, ExchangeData, VecCollection as Collect
 use timely::dataflow::operators::vec::{Filter, Map};
 use timely::dataflow::Scope;
 
-use super::pipeline::{render_rule, Env};
+use super::pipeline::{render_rule, Env, KeyArr, RowArr};
 use super::profile::Charge;
 use super::render::EVENT;
 use super::row::{row, Wide};
@@ -138,16 +138,17 @@ fn outer_lookups(p: &Pipeline, reads: &[RelId], arities: &[usize], into: &mut Lo
     }
 }
 
-/// Renders a block in a scope of its own whose rounds are timed by `R` (see
-/// [`super::time`]: incremental or batch). The relations outside it that its joins
-/// and antijoins read are arranged outside and entered: the block has no operators
-/// for them, and they are stored once, at the top level's times.
-pub fn render_block<'s, R: Rounds, const W: usize>(
+/// The arrangements, outside the block, of the outer relations its joins and
+/// antijoins read: (relation, key columns, rows by key) and (relation, key columns,
+/// distinct keys), charged to those relations.
+#[allow(clippy::type_complexity)]
+fn outer_arrangements<'s, const W: usize>(
     env: &mut Env<'s, Epoch, W>,
-    scope: Scope<'s, Epoch>,
-    inputs: &HashMap<RelId, Collection<'s, Epoch, Wide<W>>>,
-    spec: BlockSpec<'_>,
-) -> BlockOut<'s, W>
+    spec: &BlockSpec<'_>,
+) -> (
+    Vec<(RelId, Vec<usize>, RowArr<'s, Epoch, W>)>,
+    Vec<(RelId, Vec<usize>, KeyArr<'s, Epoch, W>)>,
+)
 where
     Wide<W>: ExchangeData,
 {
@@ -167,6 +168,23 @@ where
         }
         env.charge(Charge::Relation(rel), first);
     }
+    (outer_rows, outer_keys)
+}
+
+/// Renders a block in a scope of its own whose rounds are timed by `R` (see
+/// [`super::time`]: incremental or batch). The relations outside it that its joins
+/// and antijoins read are arranged outside and entered: the block has no operators
+/// for them, and they are stored once, at the top level's times.
+pub fn render_block<'s, R: Rounds, const W: usize>(
+    env: &mut Env<'s, Epoch, W>,
+    scope: Scope<'s, Epoch>,
+    inputs: &HashMap<RelId, Collection<'s, Epoch, Wide<W>>>,
+    spec: BlockSpec<'_>,
+) -> BlockOut<'s, W>
+where
+    Wide<W>: ExchangeData,
+{
+    let (outer_rows, outer_keys) = outer_arrangements(env, &spec);
     scope.scoped::<R, _, _>(R::NAME, |inner| {
         let mut ienv = Env::new(
             env.unit.clone().enter(inner),
@@ -183,134 +201,23 @@ where
         for r in &spec.reads {
             ienv.rels.insert(*r, env.rels[r].clone().enter(inner));
         }
-        let step = R::step();
         let mut vars = Vec::new();
         for &s in spec.state {
-            let (var, cur) = VecVariable::<R, Wide<W>, isize>::new(inner, step.clone());
+            let (var, cur) = VecVariable::<R, Wide<W>, isize>::new(inner, R::step());
             ienv.rels.insert(s, cur.clone());
             vars.push((s, var, cur));
         }
-        for (v, rules) in spec.views {
-            let mut parts = Vec::new();
-            for rp in rules {
-                parts.push(render_rule(&mut ienv, rp).0);
-            }
-            // A lone rule that yields a set needs no distinct. Views take no inputs
-            // from the session: only a view with program facts enters its input.
-            let first = ienv.next_operator();
-            let has_facts = spec.view_facts.contains(v);
-            let coll = if rules.len() == 1 && rules[0].yields_set && !has_facts {
-                parts.pop().unwrap()
-            } else {
-                if has_facts {
-                    parts.push(inputs[v].clone().enter(inner));
-                }
-                R::distinct(concatenate(inner, parts))
-            };
-            ienv.rels.insert(*v, coll);
-            ienv.charge(Charge::Relation(*v), first);
-        }
-
-        // Derivations per (relation, tier), and explained ones per rule.
-        let mut heads: HashMap<(RelId, u32), Vec<Collection<'_, R, Wide<W>>>> = HashMap::new();
-        // What each state relation gets in round i+1; ungated derivations as they
-        // are, outside tier gating.
-        let mut additions: HashMap<RelId, Vec<Collection<'_, R, Wide<W>>>> = HashMap::new();
-        let mut explained: Vec<(RelId, u32, Explained<'_, R, W>)> = Vec::new();
-        for rp in spec.rules {
-            let (h, ev) = render_rule(&mut ienv, rp);
-            if rp.ungated {
-                additions.entry(rp.head).or_default().push(h);
-                continue;
-            }
-            heads.entry((rp.head, rp.tier)).or_default().push(h);
-            if let (Some(ev), true) = (ev, spec.explain) {
-                explained.push((rp.head, rp.tier, ev));
-            }
-        }
-        let gated = spec.tiers.len() > 1;
-        let key = spec.key;
-        let instance = move |r: &Wide<W>| match key {
-            Some(k) => row(&[r[k]]),
-            None => row(&[]),
-        };
-
-        // allowed[s]: (fact, [tier]) for the facts of `s` new in this round that their
-        // tier may add: a fact's tier must be the least tier with anything new for its
-        // instance (one `min` per instance for the whole block, rather than an antijoin
-        // per relation and tier: every operator runs in every round).
-        let mut allowed: HashMap<RelId, Collection<'_, R, (Wide<W>, Wide<W>)>> = HashMap::new();
-        if gated || !explained.is_empty() {
-            let mut new: Vec<(RelId, Tagged<'_, R, W>)> = Vec::new();
-            for &s in spec.state {
-                let tagged: Vec<Collection<'_, R, (Wide<W>, Wide<W>)>> = spec
-                    .tiers
-                    .iter()
-                    .filter_map(|&t| {
-                        let hs = heads.get(&(s, t))?;
-                        Some(concatenate(inner, hs.clone()).map(move |r| (r, row(&[t as Value]))))
-                    })
-                    .collect();
-                if tagged.is_empty() {
-                    continue;
-                }
-                let all: Vec<usize> = (0..env.arities[s]).collect();
-                let state_arr = ienv.keys_pub(s, &all);
-                let tagged = concatenate(inner, tagged);
-                let matched = tagged
-                    .clone()
-                    .join_core(state_arr, |k, v, &()| Some((*k, *v)));
-                new.push((s, tagged.concat(matched.negate())));
-            }
-            if gated {
-                let least = concatenate(
-                    inner,
-                    new.iter()
-                        .map(|(_, n)| n.clone().map(move |(r, t)| (instance(&r), t))),
-                )
-                .reduce_named("LeastTier", |_inst, input: &[(&Wide<W>, isize)], out| {
-                    if let Some((t, _)) = input.iter().find(|(_, d)| *d > 0) {
-                        out.push((**t, 1));
-                    }
-                })
-                .map(move |(i, t)| instance_tier(&i, t[0], key.is_some()))
-                .arrange_by_self();
-                for (s, n) in new {
-                    let ok = n
-                        .map(move |(r, t)| {
-                            (instance_tier(&instance(&r), t[0], key.is_some()), (r, t))
-                        })
-                        .join_core(least.clone(), |_k, rt, &()| Some(*rt));
-                    additions
-                        .entry(s)
-                        .or_default()
-                        .push(ok.clone().map(|(r, _)| r));
-                    allowed.insert(s, ok);
-                }
-            } else {
-                for (s, n) in new {
-                    additions
-                        .entry(s)
-                        .or_default()
-                        .push(n.clone().map(|(r, _)| r));
-                    allowed.insert(s, n);
-                }
-            }
-        } else {
-            for &s in spec.state {
-                for &t in spec.tiers {
-                    if let Some(hs) = heads.get(&(s, t)) {
-                        additions.entry(s).or_default().extend(hs.iter().cloned());
-                    }
-                }
-            }
-        }
-
-        // Additions hold only new facts when gated or explained: then S_i must be
-        // carried into S_{i+1} explicitly.
-        let complete = spec.monotone && !gated && explained.is_empty();
+        render_views(&mut ienv, inner, inputs, &spec);
+        let derived = derive(&mut ienv, &spec);
+        let Gated {
+            mut additions,
+            allowed,
+        } = gate(&mut ienv, inner, &spec, &derived);
         let mut left = Vec::new();
         let mut rels = Vec::new();
+        // Additions hold only new facts when gated or explained: then S_i must be
+        // carried into S_{i+1} explicitly.
+        let complete = spec.monotone && spec.tiers.len() <= 1 && derived.explained.is_empty();
         for (s, var, cur) in vars {
             let first = ienv.next_operator();
             let mut parts = vec![inputs[&s].clone().enter(inner)];
@@ -341,54 +248,9 @@ where
                 ienv.charge(Charge::Relation(*v), first);
             }
         }
-
-        let events = !explained.is_empty();
+        let events = !derived.explained.is_empty();
         if events {
-            // One event per new fact: the least (rule, bindings) that derived it.
-            // Explained derivations of allowed facts, by rules of the allowed tier.
-            let tier_of = spec.rule_tiers.to_vec();
-            // Ordered: every worker must build the same operators in the same order.
-            let mut by_rel: std::collections::BTreeMap<RelId, Vec<Explained<'_, R, W>>> =
-                Default::default();
-            for (s, _t, ev) in explained {
-                by_rel.entry(s).or_default().push(ev);
-            }
-            let by_rel: Vec<(RelId, Vec<Explained<'_, R, W>>)> = by_rel
-                .into_iter()
-                .map(|(s, evs)| {
-                    let ok = allowed[&s].clone().arrange_by_key();
-                    let tiers = tier_of.clone();
-                    let chosen = concatenate(inner, evs).join_core(ok, move |h, b, t| {
-                        (tiers[b[0] as usize] as Value == t[0]).then_some((*h, *b))
-                    });
-                    (s, vec![chosen])
-                })
-                .collect();
-            let mut all = Vec::new();
-            for (_, evs) in by_rel {
-                let chosen = concatenate(inner, evs).reduce_named(
-                    "FirstReason",
-                    |_head, input: &[(&Wide<W>, isize)], out| {
-                        if let Some((b, _)) = input.iter().find(|(_, d)| *d > 0) {
-                            out.push((**b, 1));
-                        }
-                    },
-                );
-                all.push(chosen);
-            }
-            let (var, acc) = VecVariable::<R, (Wide<W>, Wide<W>), isize>::new(inner, step);
-            let next = limit(
-                R::distinct(concatenate(inner, all).concat(acc.clone())),
-                spec.max_rounds,
-            );
-            var.set(next);
-            left.push(
-                acc.inner
-                    .map(|((h, b), t, d): ((Wide<W>, Wide<W>), R, isize)| {
-                        ((EVENT, h, b, t.round()), t, d)
-                    })
-                    .as_collection(),
-            );
+            left.push(first_reasons(inner, &spec, derived.explained, &allowed));
         }
         BlockOut {
             left: concatenate(inner, left).leave(scope),
@@ -396,4 +258,230 @@ where
             events,
         }
     })
+}
+
+/// Renders the block's views in evaluation order, each into `ienv.rels`. `inputs`:
+/// the relations' inputs outside the block (a view with program facts enters its own).
+fn render_views<'s, 'i, R: Rounds, const W: usize>(
+    ienv: &mut Env<'i, R, W>,
+    inner: Scope<'i, R>,
+    inputs: &HashMap<RelId, Collection<'s, Epoch, Wide<W>>>,
+    spec: &BlockSpec<'_>,
+) where
+    Wide<W>: ExchangeData,
+{
+    for (v, rules) in spec.views {
+        let mut parts = Vec::new();
+        for rp in rules {
+            parts.push(render_rule(ienv, rp).0);
+        }
+        // A lone rule that yields a set needs no distinct. Views take no inputs
+        // from the session: only a view with program facts enters its input.
+        let first = ienv.next_operator();
+        let has_facts = spec.view_facts.contains(v);
+        let coll = if rules.len() == 1 && rules[0].yields_set && !has_facts {
+            parts.pop().unwrap()
+        } else {
+            if has_facts {
+                parts.push(inputs[v].clone().enter(inner));
+            }
+            R::distinct(concatenate(inner, parts))
+        };
+        ienv.rels.insert(*v, coll);
+        ienv.charge(Charge::Relation(*v), first);
+    }
+}
+
+/// What the block's rules derive in a round.
+struct Derived<'i, R: Rounds, const W: usize> {
+    /// Derivations per (state relation, tier).
+    heads: HashMap<(RelId, u32), Vec<Collection<'i, R, Wide<W>>>>,
+    /// `@ungated` derivations, per state relation: added as they are.
+    ungated: HashMap<RelId, Vec<Collection<'i, R, Wide<W>>>>,
+    /// Explained derivations: (head relation, tier, events).
+    explained: Vec<(RelId, u32, Explained<'i, R, W>)>,
+}
+
+/// Renders the block's rules (heads: state relations).
+fn derive<'i, R: Rounds, const W: usize>(
+    ienv: &mut Env<'i, R, W>,
+    spec: &BlockSpec<'_>,
+) -> Derived<'i, R, W>
+where
+    Wide<W>: ExchangeData,
+{
+    let mut derived = Derived {
+        heads: HashMap::new(),
+        ungated: HashMap::new(),
+        explained: Vec::new(),
+    };
+    for rp in spec.rules {
+        let (h, ev) = render_rule(ienv, rp);
+        if rp.ungated {
+            derived.ungated.entry(rp.head).or_default().push(h);
+            continue;
+        }
+        derived.heads.entry((rp.head, rp.tier)).or_default().push(h);
+        if let (Some(ev), true) = (ev, spec.explain) {
+            derived.explained.push((rp.head, rp.tier, ev));
+        }
+    }
+    derived
+}
+
+/// What tier gating lets into the next round.
+struct Gated<'i, R: Rounds, const W: usize> {
+    /// What each state relation gets in round i+1 (ungated derivations included).
+    additions: HashMap<RelId, Vec<Collection<'i, R, Wide<W>>>>,
+    /// (fact, [tier]) for the facts of each state relation new in this round that
+    /// their tier may add (only when gated or explained).
+    allowed: HashMap<RelId, Tagged<'i, R, W>>,
+}
+
+/// Tier gating: a fact's tier must be the least tier with anything new for its
+/// instance (one `min` per instance for the whole block, rather than an antijoin per
+/// relation and tier: every operator runs in every round). Without tiers or
+/// explanations, every derivation is an addition.
+fn gate<'i, R: Rounds, const W: usize>(
+    ienv: &mut Env<'i, R, W>,
+    inner: Scope<'i, R>,
+    spec: &BlockSpec<'_>,
+    derived: &Derived<'i, R, W>,
+) -> Gated<'i, R, W>
+where
+    Wide<W>: ExchangeData,
+{
+    let mut additions = derived.ungated.clone();
+    let mut allowed = HashMap::new();
+    let heads = &derived.heads;
+    let gated = spec.tiers.len() > 1;
+    if !gated && derived.explained.is_empty() {
+        for &s in spec.state {
+            for &t in spec.tiers {
+                if let Some(hs) = heads.get(&(s, t)) {
+                    additions.entry(s).or_default().extend(hs.iter().cloned());
+                }
+            }
+        }
+        return Gated { additions, allowed };
+    }
+    let new = new_by_tier(ienv, inner, spec, &derived.heads);
+    if !gated {
+        for (s, n) in new {
+            additions
+                .entry(s)
+                .or_default()
+                .push(n.clone().map(|(r, _)| r));
+            allowed.insert(s, n);
+        }
+        return Gated { additions, allowed };
+    }
+    let key = spec.key;
+    let instance = move |r: &Wide<W>| match key {
+        Some(k) => row(&[r[k]]),
+        None => row(&[]),
+    };
+    let least = concatenate(
+        inner,
+        new.iter()
+            .map(|(_, n)| n.clone().map(move |(r, t)| (instance(&r), t))),
+    )
+    .reduce_named("LeastTier", |_inst, input: &[(&Wide<W>, isize)], out| {
+        if let Some((t, _)) = input.iter().find(|(_, d)| *d > 0) {
+            out.push((**t, 1));
+        }
+    })
+    .map(move |(i, t)| instance_tier(&i, t[0], key.is_some()))
+    .arrange_by_self();
+    for (s, n) in new {
+        let ok = n
+            .map(move |(r, t)| (instance_tier(&instance(&r), t[0], key.is_some()), (r, t)))
+            .join_core(least.clone(), |_k, rt, &()| Some(*rt));
+        additions
+            .entry(s)
+            .or_default()
+            .push(ok.clone().map(|(r, _)| r));
+        allowed.insert(s, ok);
+    }
+    Gated { additions, allowed }
+}
+
+/// For each state relation: its derivations in this round tagged with their tier
+/// ((fact, [tier])), less those already in the state.
+fn new_by_tier<'i, R: Rounds, const W: usize>(
+    ienv: &mut Env<'i, R, W>,
+    inner: Scope<'i, R>,
+    spec: &BlockSpec<'_>,
+    heads: &HashMap<(RelId, u32), Vec<Collection<'i, R, Wide<W>>>>,
+) -> Vec<(RelId, Tagged<'i, R, W>)>
+where
+    Wide<W>: ExchangeData,
+{
+    let mut new: Vec<(RelId, Tagged<'i, R, W>)> = Vec::new();
+    for &s in spec.state {
+        let tagged: Vec<Tagged<'i, R, W>> = spec
+            .tiers
+            .iter()
+            .filter_map(|&t| {
+                let hs = heads.get(&(s, t))?;
+                Some(concatenate(inner, hs.clone()).map(move |r| (r, row(&[t as Value]))))
+            })
+            .collect();
+        if tagged.is_empty() {
+            continue;
+        }
+        let all: Vec<usize> = (0..ienv.arities[s]).collect();
+        let state_arr = ienv.keys_pub(s, &all);
+        let tagged = concatenate(inner, tagged);
+        let matched = tagged
+            .clone()
+            .join_core(state_arr, |k, v, &()| Some((*k, *v)));
+        new.push((s, tagged.concat(matched.negate())));
+    }
+    new
+}
+
+/// One event per new fact: the least (rule, bindings) that derived it, among the
+/// explained derivations of allowed facts by rules of the allowed tier, accumulated
+/// over the rounds; tagged [`EVENT`] to leave the block.
+fn first_reasons<'i, R: Rounds, const W: usize>(
+    inner: Scope<'i, R>,
+    spec: &BlockSpec<'_>,
+    explained: Vec<(RelId, u32, Explained<'i, R, W>)>,
+    allowed: &HashMap<RelId, Tagged<'i, R, W>>,
+) -> Collection<'i, R, Leaving<W>>
+where
+    Wide<W>: ExchangeData,
+{
+    let tier_of = spec.rule_tiers.to_vec();
+    // Ordered: every worker must build the same operators in the same order.
+    let mut by_rel: std::collections::BTreeMap<RelId, Vec<Explained<'_, R, W>>> =
+        Default::default();
+    for (s, _t, ev) in explained {
+        by_rel.entry(s).or_default().push(ev);
+    }
+    let mut all = Vec::new();
+    for (s, evs) in by_rel {
+        let ok = allowed[&s].clone().arrange_by_key();
+        let tiers = tier_of.clone();
+        let chosen = concatenate(inner, evs).join_core(ok, move |h, b, t| {
+            (tiers[b[0] as usize] as Value == t[0]).then_some((*h, *b))
+        });
+        let first =
+            chosen.reduce_named("FirstReason", |_head, input: &[(&Wide<W>, isize)], out| {
+                if let Some((b, _)) = input.iter().find(|(_, d)| *d > 0) {
+                    out.push((**b, 1));
+                }
+            });
+        all.push(first);
+    }
+    let (var, acc) = VecVariable::<R, (Wide<W>, Wide<W>), isize>::new(inner, R::step());
+    let next = limit(
+        R::distinct(concatenate(inner, all).concat(acc.clone())),
+        spec.max_rounds,
+    );
+    var.set(next);
+    acc.inner
+        .map(|((h, b), t, d): ((Wide<W>, Wide<W>), R, isize)| ((EVENT, h, b, t.round()), t, d))
+        .as_collection()
 }
