@@ -21,7 +21,7 @@ use timely::dataflow::Scope;
 
 use super::pipeline::{render_rule, Env, KeyArr, RowArr};
 use super::profile::Charge;
-use super::render::EVENT;
+use super::render::{least_value, EVENT};
 use super::row::{row, Wide};
 use super::time::{Epoch, Rounds};
 use crate::check::ir::{RelId, Value};
@@ -138,17 +138,15 @@ fn outer_lookups(p: &Pipeline, reads: &[RelId], arities: &[usize], into: &mut Lo
     }
 }
 
+/// Arrangements of relations outside a block: (relation, key columns, arrangement).
+type Outer<A> = Vec<(RelId, Vec<usize>, A)>;
+
 /// The arrangements, outside the block, of the outer relations its joins and
-/// antijoins read: (relation, key columns, rows by key) and (relation, key columns,
-/// distinct keys), charged to those relations.
-#[allow(clippy::type_complexity)]
+/// antijoins read: rows by key, and distinct keys, charged to those relations.
 fn outer_arrangements<'s, const W: usize>(
     env: &mut Env<'s, Epoch, W>,
     spec: &BlockSpec<'_>,
-) -> (
-    Vec<(RelId, Vec<usize>, RowArr<'s, Epoch, W>)>,
-    Vec<(RelId, Vec<usize>, KeyArr<'s, Epoch, W>)>,
-)
+) -> (Outer<RowArr<'s, Epoch, W>>, Outer<KeyArr<'s, Epoch, W>>)
 where
     Wide<W>: ExchangeData,
 {
@@ -365,7 +363,7 @@ where
         }
         return Gated { additions, allowed };
     }
-    let new = new_by_tier(ienv, inner, spec, &derived.heads);
+    let new = new_by_tier(ienv, inner, spec, heads);
     if !gated {
         for (s, n) in new {
             additions
@@ -381,18 +379,14 @@ where
         Some(k) => row(&[r[k]]),
         None => row(&[]),
     };
-    let least = concatenate(
+    let new_by_instance = concatenate(
         inner,
         new.iter()
             .map(|(_, n)| n.clone().map(move |(r, t)| (instance(&r), t))),
-    )
-    .reduce_named("LeastTier", |_inst, input: &[(&Wide<W>, isize)], out| {
-        if let Some((t, _)) = input.iter().find(|(_, d)| *d > 0) {
-            out.push((**t, 1));
-        }
-    })
-    .map(move |(i, t)| instance_tier(&i, t[0], key.is_some()))
-    .arrange_by_self();
+    );
+    let least = least_value(new_by_instance, "LeastTier")
+        .map(move |(i, t)| instance_tier(&i, t[0], key.is_some()))
+        .arrange_by_self();
     for (s, n) in new {
         let ok = n
             .map(move |(r, t)| (instance_tier(&instance(&r), t[0], key.is_some()), (r, t)))
@@ -467,13 +461,7 @@ where
         let chosen = concatenate(inner, evs).join_core(ok, move |h, b, t| {
             (tiers[b[0] as usize] as Value == t[0]).then_some((*h, *b))
         });
-        let first =
-            chosen.reduce_named("FirstReason", |_head, input: &[(&Wide<W>, isize)], out| {
-                if let Some((b, _)) = input.iter().find(|(_, d)| *d > 0) {
-                    out.push((**b, 1));
-                }
-            });
-        all.push(first);
+        all.push(least_value(chosen, "FirstReason"));
     }
     let (var, acc) = VecVariable::<R, (Wide<W>, Wide<W>), isize>::new(inner, R::step());
     let next = limit(

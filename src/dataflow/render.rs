@@ -364,11 +364,7 @@ fn needed_strata(plan: &Plan, observe: &dyn Fn(RelId) -> bool) -> Rendered {
         {
             out.needed[i] = true;
             read.extend(stratum_reads(s));
-            let mut scans = Vec::new();
-            for rp in s.rules() {
-                rp.body.scans(&mut scans);
-            }
-            scanned.extend(scans);
+            scanned.extend(stratum_scans(s));
         }
     }
     out
@@ -383,6 +379,33 @@ fn stratum_reads(s: &StratumPlan) -> Vec<RelId> {
     out
 }
 
+/// The relations the rules of stratum `s` scan (with repeats): see
+/// [`crate::plan::Pipeline::scans`].
+fn stratum_scans(s: &StratumPlan) -> Vec<RelId> {
+    let mut out = Vec::new();
+    for rp in s.rules() {
+        rp.body.scans(&mut out);
+    }
+    out
+}
+
+/// For each key, the least value it has (with a positive count), once: the least
+/// (rule, bindings) deriving a fact, the least tier with anything new for an
+/// instance. `reduce` hands a key's values sorted.
+pub(super) fn least_value<'s, T: Time, const W: usize>(
+    c: Collection<'s, T, (Wide<W>, Wide<W>)>,
+    name: &str,
+) -> Collection<'s, T, (Wide<W>, Wide<W>)>
+where
+    Wide<W>: ExchangeData,
+{
+    c.reduce_named(name, |_key, input: &[(&Wide<W>, isize)], out| {
+        if let Some((v, _)) = input.iter().find(|(_, d)| *d > 0) {
+            out.push((**v, 1));
+        }
+    })
+}
+
 /// Flat-stratum events: one per fact, the least (rule, bindings) deriving it.
 fn first_reasons<'s, const W: usize>(
     evs: Vec<Collection<'s, Epoch, (Wide<W>, Wide<W>)>>,
@@ -391,13 +414,7 @@ fn first_reasons<'s, const W: usize>(
 where
     Wide<W>: ExchangeData,
 {
-    concatenate(scope, evs)
-        .reduce_named("FirstReason", |_h, input: &[(&Wide<W>, isize)], out| {
-            if let Some((b, _)) = input.iter().find(|(_, d)| *d > 0) {
-                out.push((**b, 1));
-            }
-        })
-        .map(|e| (e, 0u32))
+    least_value(concatenate(scope, evs), "FirstReason").map(|e| (e, 0u32))
 }
 
 /// The width a plan's dataflow is rendered at: the least of 2, 4, 6 and [`WIDTH`]
@@ -469,7 +486,6 @@ where
     let observe = |r: RelId| outputs.observe.get(r).copied().unwrap_or(false);
     let view_facts: Vec<RelId> = program.facts.iter().map(|(r, _)| *r).collect();
     let rule_tiers: Vec<u32> = program.rules.iter().map(|r| r.tier).collect();
-    // read_later[i]: the relations that rendered strata after i read.
     let Rendered {
         needed,
         read_later,
