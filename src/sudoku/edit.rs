@@ -192,6 +192,24 @@ struct Move {
     after: Option<u32>,
 }
 
+/// One commit seen at the editor's horizon: what was shown before it and after.
+struct CommitDiff<'a> {
+    commit: &'a Commit,
+    before: &'a Visible,
+    after: Visible,
+    /// Values of the horizon's round whose order the commit changed.
+    reordered: HashSet<(usize, u8)>,
+}
+
+impl CommitDiff<'_> {
+    /// Whether a placement (`placed`) or an elimination of (cell, value) was shown
+    /// before the commit and after it, at the rounds the move gives.
+    fn shown(&self, placed: bool, cv: (usize, u8), m: Move) -> (bool, bool) {
+        let at = |vis: &Visible, r: Option<u32>| r.is_some_and(|r| vis.fact(placed, cv.0, cv.1, r));
+        (at(self.before, m.before), at(&self.after, m.after))
+    }
+}
+
 /// Pairs up the removals and additions of one commit by key.
 fn moves<K: Ord>(entries: impl Iterator<Item = (K, u32, isize)>) -> BTreeMap<K, Move> {
     let mut out: BTreeMap<K, Move> = BTreeMap::new();
@@ -511,30 +529,8 @@ impl Editor {
             return Err(format!("'{word}' takes no arguments"));
         }
         match word.as_str() {
-            "set" => {
-                let [cell, value] = args[..] else {
-                    return Err("usage: set CELL VALUE, e.g. set r3c4 7".into());
-                };
-                let shape = self.givens.shape;
-                let c = parse_cell(cell, shape)?;
-                let v = parse_value(value, shape)?;
-                let mut target = self.givens.clone();
-                target.values[c] = v;
-                self.edit(target, false)
-            }
-            "clear" => {
-                let [cell] = args[..] else {
-                    return Err("usage: clear CELL, e.g. clear r3c4".into());
-                };
-                let shape = self.givens.shape;
-                let c = parse_cell(cell, shape)?;
-                if self.givens.get(c) == 0 {
-                    return Err(format!("{} holds no given", self.cell(c)));
-                }
-                let mut target = self.givens.clone();
-                target.values[c] = 0;
-                self.edit(target, false)
-            }
+            "set" => self.set_command(&args),
+            "clear" => self.clear_command(&args),
             "load" => {
                 if rest.is_empty() {
                     return Err(
@@ -545,37 +541,12 @@ impl Editor {
                 let grid = read_puzzle(rest)?;
                 self.edit(grid, true)
             }
-            "undo" => {
-                let e = self.undo.pop_back().ok_or("nothing to undo")?;
-                let back = Entry {
-                    givens: self.givens.clone(),
-                    load: e.load,
-                };
-                let out = self.apply(e.givens, e.load)?;
-                self.redo.push(back);
-                Ok(out)
-            }
-            "redo" => {
-                let e = self.redo.pop().ok_or("nothing to redo")?;
-                let back = Entry {
-                    givens: self.givens.clone(),
-                    load: e.load,
-                };
-                let out = self.apply(e.givens, e.load)?;
-                self.push_undo(back);
-                Ok(out)
-            }
+            "undo" => self.undo_edit(),
+            "redo" => self.redo_edit(),
             "step" => self.step(),
             "solve" => self.solve(),
             "dump" => Ok(self.dump_text()),
-            "explain" => {
-                let lines = self.explain_lines(None, &self.visible(self.horizon));
-                Ok(if lines.is_empty() {
-                    "no deductions\n".to_string()
-                } else {
-                    lines
-                })
-            }
+            "explain" => Ok(self.explain_command()),
             "givens" => Ok(self.givens.to_rows()),
             "validate" => self.validate(),
             "help" => Ok(HELP.to_string()),
@@ -584,6 +555,68 @@ impl Editor {
                 Ok(String::new())
             }
             other => Err(format!("unknown command '{other}'; type help")),
+        }
+    }
+
+    /// `set CELL VALUE`: the cell's given becomes the value.
+    fn set_command(&mut self, args: &[&str]) -> Result<String, String> {
+        let [cell, value] = args[..] else {
+            return Err("usage: set CELL VALUE, e.g. set r3c4 7".into());
+        };
+        let shape = self.givens.shape;
+        let c = parse_cell(cell, shape)?;
+        let v = parse_value(value, shape)?;
+        let mut target = self.givens.clone();
+        target.values[c] = v;
+        self.edit(target, false)
+    }
+
+    /// `clear CELL`: the cell's given is removed (an error when it holds none).
+    fn clear_command(&mut self, args: &[&str]) -> Result<String, String> {
+        let [cell] = args[..] else {
+            return Err("usage: clear CELL, e.g. clear r3c4".into());
+        };
+        let shape = self.givens.shape;
+        let c = parse_cell(cell, shape)?;
+        if self.givens.get(c) == 0 {
+            return Err(format!("{} holds no given", self.cell(c)));
+        }
+        let mut target = self.givens.clone();
+        target.values[c] = 0;
+        self.edit(target, false)
+    }
+
+    /// `undo`: back to the givens before the last edit; the current ones can be redone.
+    fn undo_edit(&mut self) -> Result<String, String> {
+        let e = self.undo.pop_back().ok_or("nothing to undo")?;
+        let back = Entry {
+            givens: self.givens.clone(),
+            load: e.load,
+        };
+        let out = self.apply(e.givens, e.load)?;
+        self.redo.push(back);
+        Ok(out)
+    }
+
+    /// `redo`: the last undone edit again; the current givens can be undone.
+    fn redo_edit(&mut self) -> Result<String, String> {
+        let e = self.redo.pop().ok_or("nothing to redo")?;
+        let back = Entry {
+            givens: self.givens.clone(),
+            load: e.load,
+        };
+        let out = self.apply(e.givens, e.load)?;
+        self.push_undo(back);
+        Ok(out)
+    }
+
+    /// `explain`: the deductions shown at the horizon, in log order.
+    fn explain_command(&self) -> String {
+        let lines = self.explain_lines(None, &self.visible(self.horizon));
+        if lines.is_empty() {
+            "no deductions\n".to_string()
+        } else {
+            lines
         }
     }
 
@@ -657,30 +690,45 @@ impl Editor {
     /// The diff of one commit at the current horizon (`before`: what it showed before
     /// the commit), then any contradiction.
     fn describe(&self, commit: &Commit, before: &Visible) -> String {
-        let h = self.horizon;
-        let after = self.visible(h);
-        let shown = |vis: &Visible, placed: bool, (c, v): (usize, u8), r: Option<u32>| {
-            r.is_some_and(|r| vis.fact(placed, c, v, r))
-        };
-        let mut out = String::new();
-
-        let facts = |rel: RelId| {
-            moves(
-                commit
-                    .changes
-                    .iter()
-                    .filter(|ch| ch.rel == rel && ch.row[0] == P)
-                    .map(|ch| ((ch.row[1] as usize, ch.row[2] as u8), ch.round, ch.diff)),
-            )
-        };
-        let (mut solved, mut unsolved) = (Vec::new(), Vec::new());
+        let after = self.visible(self.horizon);
         // Values of the horizon's round that the edit reordered in or out of the
         // first `placed` are shown or hidden without changing in the commit.
-        let reordered: HashSet<(usize, u8)> = before.first.union(&after.first).copied().collect();
-        let mut placed_moves = facts(self.placed);
+        let reordered = before.first.union(&after.first).copied().collect();
+        let diff = CommitDiff {
+            commit,
+            before,
+            after,
+            reordered,
+        };
+        let mut out = self.placement_lines(&diff);
+        out.push_str(&self.candidate_lines(&diff));
+        out.push_str(&self.event_lines(&diff));
+        out.push_str(&self.contradictions());
+        if out.is_empty() {
+            out.push_str("no change\n");
+        }
+        out
+    }
+
+    /// One commit's changes to `rel`'s rows of the puzzle, paired by (cell, value).
+    fn fact_moves(&self, commit: &Commit, rel: RelId) -> BTreeMap<(usize, u8), Move> {
+        moves(
+            commit
+                .changes
+                .iter()
+                .filter(|ch| ch.rel == rel && ch.row[0] == P)
+                .map(|ch| ((ch.row[1] as usize, ch.row[2] as u8), ch.round, ch.diff)),
+        )
+    }
+
+    /// `+ r1c1 = 5` for each value the commit shows placed, `- r1c1 = 5` for each it
+    /// no longer shows.
+    fn placement_lines(&self, diff: &CommitDiff) -> String {
+        let (mut solved, mut unsolved) = (Vec::new(), Vec::new());
+        let mut placed_moves = self.fact_moves(diff.commit, self.placed);
         for (row, r) in self.board.session().rows_with_prefix(self.placed, &[P]) {
             let cv = (row[1] as usize, row[2] as u8);
-            if reordered.contains(&cv) {
+            if diff.reordered.contains(&cv) {
                 placed_moves.entry(cv).or_insert(Move {
                     before: Some(r),
                     after: Some(r),
@@ -688,36 +736,37 @@ impl Editor {
             }
         }
         for (cv, m) in placed_moves {
-            match (
-                shown(before, true, cv, m.before),
-                shown(&after, true, cv, m.after),
-            ) {
+            match diff.shown(true, cv, m) {
                 (false, true) => solved.push(cv),
                 (true, false) => unsolved.push(cv),
                 _ => {}
             }
         }
+        let mut out = String::new();
         for (sign, list) in [('+', &solved), ('-', &unsolved)] {
             for &(c, v) in list {
                 out.push_str(&format!("{sign} {} = {}\n", self.cell(c), digit_char(v)));
             }
         }
+        out
+    }
 
-        let (placed_now, _) = self.state_at(h);
+    /// `candidates r1c1: -3 +4` for each open cell whose shown candidates the commit
+    /// changed: removed values first, then restored ones.
+    fn candidate_lines(&self, diff: &CommitDiff) -> String {
+        let (placed_now, _) = self.state_at(self.horizon);
         let mut cands: BTreeMap<usize, (Vec<u8>, Vec<u8>)> = BTreeMap::new();
-        for ((c, v), m) in facts(self.eliminated) {
+        for ((c, v), m) in self.fact_moves(diff.commit, self.eliminated) {
             if placed_now.get(c).is_none_or(|&p| p != 0) {
                 continue;
             }
-            match (
-                shown(before, false, (c, v), m.before),
-                shown(&after, false, (c, v), m.after),
-            ) {
+            match diff.shown(false, (c, v), m) {
                 (false, true) => cands.entry(c).or_default().0.push(v),
                 (true, false) => cands.entry(c).or_default().1.push(v),
                 _ => {}
             }
         }
+        let mut out = String::new();
         for (c, (removed, restored)) in cands {
             let mut line = format!("candidates {}:", self.cell(c));
             for v in removed {
@@ -729,9 +778,14 @@ impl Editor {
             out.push_str(&line);
             out.push('\n');
         }
+        out
+    }
 
+    /// The explanation lines of the deductions the commit shows, then those it
+    /// withdraws (`withdrawn: ...`), each in log order.
+    fn event_lines(&self, diff: &CommitDiff) -> String {
         let mut evs = moves(
-            commit
+            diff.commit
                 .events
                 .iter()
                 .filter(|(e, _)| e.head[0] == P)
@@ -741,7 +795,10 @@ impl Editor {
             if e.head[0] != P || e.head.len() < 3 {
                 continue;
             }
-            if reordered.contains(&(e.head[1] as usize, e.head[2] as u8)) {
+            if diff
+                .reordered
+                .contains(&(e.head[1] as usize, e.head[2] as u8))
+            {
                 evs.entry((e.rule, e.head.clone(), self.explained(&e)))
                     .or_insert(Move {
                         before: Some(e.round),
@@ -760,25 +817,21 @@ impl Editor {
                 })
             };
             let (b, a) = (at(m.before), at(m.after));
-            let shown_b = b.as_ref().is_some_and(|e| before.event(e));
-            let shown_a = a.as_ref().is_some_and(|e| after.event(e));
+            let shown_b = b.as_ref().is_some_and(|e| diff.before.event(e));
+            let shown_a = a.as_ref().is_some_and(|e| diff.after.event(e));
             match (shown_b, shown_a, a, b) {
                 (false, true, Some(e), _) => new.push(e),
                 (true, false, _, Some(e)) => gone.push(e),
                 _ => {}
             }
         }
+        let mut out = String::new();
         for l in self.render_events(new) {
             out.push_str(&l);
             out.push('\n');
         }
         for l in self.render_events(gone) {
             out.push_str(&format!("withdrawn: {l}\n"));
-        }
-
-        out.push_str(&self.contradictions());
-        if out.is_empty() {
-            out.push_str("no change\n");
         }
         out
     }
