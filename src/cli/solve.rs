@@ -14,19 +14,19 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::args::{Format, GradeArgs, SolveArgs};
+use super::args::{Engine, Format, GradeArgs, SolveArgs};
 use super::error::{self, CliError};
 use super::progress;
 use super::puzzles::{self, Validator};
 use super::rules::{program, require, solving};
 use sudolog::session::{merge_costs, Cost};
-use sudolog::sudoku::batch::{solve_sharded, Engines, Limits, Solved, Summary};
+use sudolog::sudoku::batch::{solve_sharded, Engines, Item, Limits, Solved, Summary};
 use sudolog::sudoku::board::{Board, Options};
 use sudolog::sudoku::explain::Notation;
 use sudolog::sudoku::grade::{self, Grade};
 use sudolog::sudoku::puzzle::InputError;
 use sudolog::sudoku::rules::Builtin;
-use sudolog::sudoku::search::Outcome;
+use sudolog::sudoku::search::{Mode, Outcome};
 
 /// One puzzle's result as a JSON line.
 #[derive(Serialize)]
@@ -291,19 +291,7 @@ fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
     } else {
         1
     };
-    let opts = Options {
-        workers: if shards > 1 { 1 } else { engine.workers },
-        timely_args: engine.timely_args.clone(),
-        // `--no-search` computes no choice: its rules are not rendered.
-        search: !args.search.no_search,
-        // Children start from their parent's candidates.
-        inherit: true,
-        explain: args.format == Format::Json || report == Report::Grade,
-        // Every batch of search nodes is a fresh dataflow that only adds facts.
-        batch: true,
-        profile: args.profile,
-        ..Default::default()
-    };
+    let opts = board_options(args, &engine, report, shards);
     let make = || Board::new(program.clone(), &opts);
     let finish = |b: &mut Board| match args.profile {
         true => b.profile(),
@@ -316,51 +304,27 @@ fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
     let mut costs: Vec<Cost> = Vec::new();
     let mode = args.search.mode();
     let limits = Limits::for_engines(args.batch.chunk.map(|c| c as usize), shards, &program);
-    let mut sink = Sink {
-        out: std::io::BufWriter::new(std::io::stdout().lock()),
-        format: args.format,
-        report,
-        prints: engine.prints(),
+    let mut tally = Tally {
+        sink: Sink {
+            out: std::io::BufWriter::new(std::io::stdout().lock()),
+            format: args.format,
+            report,
+            prints: engine.prints(),
+        },
+        levels: BTreeMap::new(),
+        validator: None,
+        summary: Summary::default(),
+        failed: false,
+        bar: progress::counter(None, "puzzles"),
     };
-    let mut levels: BTreeMap<grade::Level, usize> = BTreeMap::new();
-    let mut validator: Option<Validator> = None;
-    let mut summary = Summary::default();
-    let mut failed = false;
     let start = Instant::now();
-    let bar = progress::counter(None, "puzzles");
     for arg in &args.puzzles {
-        let reader = match puzzles::open(arg) {
+        let mut reader = match puzzles::open(arg) {
             Ok(r) => r,
             Err(e) => {
-                sink.unreadable(arg, &e)?;
-                summary.add_error();
-                failed = true;
+                tally.unreadable(arg, &e)?;
                 continue;
             }
-        };
-        let mut reader = reader;
-        // The first output error, kept while the engine's callback reports a string.
-        let mut output_error: Option<CliError> = None;
-        let mut emit = |r: Result<Solved, InputError>| -> Result<(), String> {
-            summary.add(&r);
-            if let Some(g) = r.as_ref().ok().and_then(grade_of) {
-                *levels.entry(g.level).or_default() += 1;
-            }
-            bar.inc(1);
-            let written = match r {
-                Err(e) => {
-                    failed = true;
-                    sink.input_error(&e)
-                }
-                Ok(s) => validation_lines(&s, &mut validator)
-                    .and_then(|validation| sink.solved(&s, validation))
-                    .and_then(|()| sink.flush()),
-            };
-            written.map_err(|e| {
-                let text = e.to_string();
-                output_error.get_or_insert(e);
-                text
-            })
         };
         let engines = match &mut board {
             Some(board) => Engines::One(board),
@@ -370,15 +334,11 @@ fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
                 finish: &finish,
             },
         };
-        let ran = solve_sharded(engines, &mut reader, mode, limits, &mut emit);
-        if let Some(e) = output_error {
-            return Err(e);
-        }
-        for c in ran.map_err(error::engine)? {
+        for c in tally.run(engines, &mut reader, mode, limits)? {
             merge_costs(&mut costs, c);
         }
     }
-    bar.finish_and_clear();
+    tally.bar.finish_and_clear();
     if args.profile {
         if let Some(board) = &mut board {
             costs = board.profile().map_err(error::engine)?;
@@ -386,12 +346,103 @@ fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
         costs.sort_by_key(|c| c.charge);
         eprint!("{}", super::profile::table(&program, &costs));
     }
-    if sink.prints {
-        eprintln!("{}", summary.line(start.elapsed()));
-        if report == Report::Grade {
-            let counts: Vec<String> = levels.iter().map(|(l, n)| format!("{n} {l}")).collect();
-            eprintln!("levels: {}", counts.join(", "));
+    tally.summarise(start);
+    Ok(if tally.failed { 1 } else { 0 })
+}
+
+/// The engine's options for `solve` and `grade`: one worker per engine when the
+/// puzzles are sharded over `shards` engines.
+fn board_options(args: &SolveArgs, engine: &Engine, report: Report, shards: usize) -> Options {
+    Options {
+        workers: if shards > 1 { 1 } else { engine.workers },
+        timely_args: engine.timely_args.clone(),
+        // `--no-search` computes no choice: its rules are not rendered.
+        search: !args.search.no_search,
+        // Children start from their parent's candidates.
+        inherit: true,
+        explain: args.format == Format::Json || report == Report::Grade,
+        // Every batch of search nodes is a fresh dataflow that only adds facts.
+        batch: true,
+        profile: args.profile,
+        ..Default::default()
+    }
+}
+
+/// What a run has printed and counted so far, over all its inputs.
+struct Tally {
+    sink: Sink,
+    levels: BTreeMap<grade::Level, usize>,
+    validator: Option<Validator>,
+    summary: Summary,
+    /// An input error was reported: the exit status is 1.
+    failed: bool,
+    bar: indicatif::ProgressBar,
+}
+
+impl Tally {
+    /// An input that cannot be opened: its error line, counted.
+    fn unreadable(&mut self, arg: &str, e: &CliError) -> Result<(), CliError> {
+        self.sink.unreadable(arg, e)?;
+        self.summary.add_error();
+        self.failed = true;
+        Ok(())
+    }
+
+    /// One puzzle's result (or input error): counted, graded, printed.
+    fn record(&mut self, r: Result<Solved, InputError>) -> Result<(), CliError> {
+        self.summary.add(&r);
+        if let Some(g) = r.as_ref().ok().and_then(grade_of) {
+            *self.levels.entry(g.level).or_default() += 1;
+        }
+        self.bar.inc(1);
+        match r {
+            Err(e) => {
+                self.failed = true;
+                self.sink.input_error(&e)
+            }
+            Ok(s) => validation_lines(&s, &mut self.validator)
+                .and_then(|validation| self.sink.solved(&s, validation))
+                .and_then(|()| self.sink.flush()),
         }
     }
-    Ok(if failed { 1 } else { 0 })
+
+    /// One input's puzzles through the engines, each result recorded as it comes.
+    /// Out: the engines' costs (with `--profile` and several engines).
+    fn run(
+        &mut self,
+        engines: Engines<'_, Vec<Cost>>,
+        reader: &mut dyn Iterator<Item = Item>,
+        mode: Mode,
+        limits: Limits,
+    ) -> Result<Vec<Vec<Cost>>, CliError> {
+        // The first output error, kept while the engine's callback reports a string.
+        let mut output_error: Option<CliError> = None;
+        let mut emit = |r: Result<Solved, InputError>| -> Result<(), String> {
+            self.record(r).map_err(|e| {
+                let text = e.to_string();
+                output_error.get_or_insert(e);
+                text
+            })
+        };
+        let ran = solve_sharded(engines, reader, mode, limits, &mut emit);
+        if let Some(e) = output_error {
+            return Err(e);
+        }
+        ran.map_err(error::engine)
+    }
+
+    /// The summary line on stderr (and the levels when grading), from process 0.
+    fn summarise(&self, start: Instant) {
+        if self.sink.prints {
+            eprintln!("{}", self.summary.line(start.elapsed()));
+            if self.sink.report == Report::Grade {
+                let counts: Vec<String> = self
+                    .levels
+                    .iter()
+                    .map(|(l, n)| format!("{n} {l}"))
+                    .collect();
+                eprintln!("levels: {}", counts.join(", "));
+            }
+        }
+    }
 }
