@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use super::board::{Board, Start, Status, View};
 use super::explain::{dedup_lines, Notation};
-use super::grid::Grid;
+use super::grid::{Grid, Shape};
 use crate::check::ir::Value;
 
 /// How far to search.
@@ -296,6 +296,54 @@ struct Frame {
     said: HashSet<String>,
 }
 
+/// The line for a solution the walk just found below the root (none for the second:
+/// `multiple solutions` ends the walk).
+fn say_found(tally: &Tally, mode: Mode, say: &mut dyn FnMut(&str)) {
+    match tally.outcome {
+        None => say("solution found; looking for another"),
+        // The second: `multiple solutions` below.
+        Some(Outcome::Multiple) => {}
+        Some(Outcome::Solved) if !mode.first => say("solution found; no branch left to search"),
+        // With `--first`, or beside branches cut at the depth limit.
+        Some(_) => say("solution found"),
+    }
+}
+
+/// The walk's next node: the next value of the deepest frame with one left (its
+/// `guess` line said), after `backtrack from` for each exhausted frame popped on the
+/// way. `None` when the path is empty.
+fn next_sibling(
+    path: &mut Vec<Frame>,
+    shape: Shape,
+    notation: Notation,
+    say: &mut dyn FnMut(&str),
+) -> Option<Node> {
+    loop {
+        let top = path.last_mut()?;
+        if top.next < top.values.len() {
+            let v = top.values[top.next];
+            top.next += 1;
+            say(&format!(
+                "guess {} at {} ({} candidates, depth {})",
+                v,
+                notation.cell(shape, top.cell),
+                top.values.len(),
+                top.node.depth + 1
+            ));
+            return Some(
+                top.node
+                    .children(&top.placed, top.cell, &[v], None)
+                    .remove(0),
+            );
+        }
+        let done = path.pop().expect("a frame");
+        say(&format!(
+            "backtrack from {}",
+            notation.cell(shape, done.cell)
+        ));
+    }
+}
+
 /// Evaluates one node alone (a fresh dataflow) and returns its verdict and its
 /// deductions in log order, less those its ancestors printed and the event that
 /// restates its guess.
@@ -378,48 +426,13 @@ pub fn explain(
                 notation.cell(shape, cell),
                 node.depth + 1
             )),
-            _ if tally.found > before && node.depth > 0 => match tally.outcome {
-                None => say("solution found; looking for another"),
-                // The second: `multiple solutions` below.
-                Some(Outcome::Multiple) => {}
-                Some(Outcome::Solved) if !mode.first => {
-                    say("solution found; no branch left to search")
-                }
-                // With `--first`, or beside branches cut at the depth limit.
-                Some(_) => say("solution found"),
-            },
+            _ if tally.found > before && node.depth > 0 => say_found(&tally, mode, say),
             _ => {}
         }
         if tally.outcome.is_some() {
             break;
         }
-        // The next sibling, unwinding exhausted frames.
-        let next = loop {
-            let Some(top) = path.last_mut() else {
-                break None;
-            };
-            if top.next < top.values.len() {
-                let v = top.values[top.next];
-                top.next += 1;
-                say(&format!(
-                    "guess {} at {} ({} candidates, depth {})",
-                    v,
-                    notation.cell(shape, top.cell),
-                    top.values.len(),
-                    top.node.depth + 1
-                ));
-                break Some(
-                    top.node
-                        .children(&top.placed, top.cell, &[v], None)
-                        .remove(0),
-                );
-            }
-            let done = path.pop().expect("a frame");
-            say(&format!(
-                "backtrack from {}",
-                notation.cell(shape, done.cell)
-            ));
-        };
+        let next = next_sibling(&mut path, shape, notation, say);
         match next {
             Some(child) => node = child,
             None => break,
