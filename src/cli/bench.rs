@@ -16,6 +16,7 @@ use super::progress;
 use super::puzzles;
 use super::rules::{program, program_name, require, solving, CANDIDATES, EDIT, STATUS};
 use sudolog::check::check_str;
+use sudolog::check::ir::RelId;
 use sudolog::session::{Config, Observe, Session};
 use sudolog::sudoku::rules::Builtin;
 
@@ -126,10 +127,7 @@ fn tc(args: &BenchTcArgs) -> Result<u8, CliError> {
     })
     .map_err(error::engine)?;
     let start = Instant::now();
-    for &(a, b) in &graph.edges {
-        session.insert(edge, &[a, b]).map_err(error::engine)?;
-    }
-    session.commit().map_err(error::engine)?;
+    insert_edges(&mut session, edge, &graph.edges)?;
     let scratch = start.elapsed();
     bar.finish_and_clear();
     let paths = session.len(path);
@@ -138,21 +136,11 @@ fn tc(args: &BenchTcArgs) -> Result<u8, CliError> {
         ms(scratch),
         peak_mib()
     );
-    // Single-edge updates: insert a new edge, then delete it again.
-    let (mut ins, mut del) = (Vec::new(), Vec::new());
-    let mut changed = 0;
-    let bar = progress::counter(Some(repeat as u64), "updates");
-    for _ in 0..repeat {
-        bar.inc(1);
-        let e = graph.new_edge();
-        session.insert(edge, &[e.0, e.1]).map_err(error::engine)?;
-        let c = session.commit().map_err(error::engine)?;
-        changed += c.changed;
-        ins.push(c.elapsed);
-        session.retract(edge, &[e.0, e.1]).map_err(error::engine)?;
-        del.push(session.commit().map_err(error::engine)?.elapsed);
-    }
-    bar.finish_and_clear();
+    let Updates {
+        mut ins,
+        mut del,
+        changed,
+    } = single_edge_updates(&mut session, &mut graph, edge, repeat)?;
     // Side by side: recomputing from scratch in a fresh session, a few times.
     let mut fresh = Vec::new();
     let bar = progress::counter(Some(3), "recomputations");
@@ -162,10 +150,7 @@ fn tc(args: &BenchTcArgs) -> Result<u8, CliError> {
         })
         .map_err(error::engine)?;
         let t = Instant::now();
-        for &(a, b) in &graph.edges {
-            s.insert(edge, &[a, b]).map_err(error::engine)?;
-        }
-        s.commit().map_err(error::engine)?;
+        insert_edges(&mut s, edge, &graph.edges)?;
         fresh.push(t.elapsed());
         bar.inc(1);
     }
@@ -184,6 +169,55 @@ fn tc(args: &BenchTcArgs) -> Result<u8, CliError> {
         mf.as_secs_f64() / md.as_secs_f64().max(1e-9)
     );
     Ok(0)
+}
+
+/// Every edge of a graph inserted into `edge` and committed (a run from scratch).
+fn insert_edges<'a>(
+    session: &mut Session,
+    edge: RelId,
+    edges: impl IntoIterator<Item = &'a (i32, i32)>,
+) -> Result<(), CliError> {
+    for &(a, b) in edges {
+        session.insert(edge, &[a, b]).map_err(error::engine)?;
+    }
+    session.commit().map_err(error::engine)?;
+    Ok(())
+}
+
+/// What `repeat` single-edge updates took: each insert's and delete's commit time,
+/// and the paths the inserts changed in all.
+struct Updates {
+    ins: Vec<Duration>,
+    del: Vec<Duration>,
+    changed: usize,
+}
+
+/// `repeat` times: a new random edge inserted and committed, then retracted and
+/// committed, so the graph ends as it began.
+fn single_edge_updates(
+    session: &mut Session,
+    graph: &mut graph::RandomGraph,
+    edge: RelId,
+    repeat: usize,
+) -> Result<Updates, CliError> {
+    let mut u = Updates {
+        ins: Vec::new(),
+        del: Vec::new(),
+        changed: 0,
+    };
+    let bar = progress::counter(Some(repeat as u64), "updates");
+    for _ in 0..repeat {
+        bar.inc(1);
+        let e = graph.new_edge();
+        session.insert(edge, &[e.0, e.1]).map_err(error::engine)?;
+        let c = session.commit().map_err(error::engine)?;
+        u.changed += c.changed;
+        u.ins.push(c.elapsed);
+        session.retract(edge, &[e.0, e.1]).map_err(error::engine)?;
+        u.del.push(session.commit().map_err(error::engine)?.elapsed);
+    }
+    bar.finish_and_clear();
+    Ok(u)
 }
 
 fn solve(args: &BenchSolveArgs) -> Result<u8, CliError> {
