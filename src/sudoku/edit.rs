@@ -589,11 +589,7 @@ impl Editor {
     /// `undo`: back to the givens before the last edit; the current ones can be redone.
     fn undo_edit(&mut self) -> Result<String, String> {
         let e = self.undo.pop_back().ok_or("nothing to undo")?;
-        let back = Entry {
-            givens: self.givens.clone(),
-            load: e.load,
-        };
-        let out = self.apply(e.givens, e.load)?;
+        let (back, out) = self.travel(e)?;
         self.redo.push(back);
         Ok(out)
     }
@@ -601,13 +597,20 @@ impl Editor {
     /// `redo`: the last undone edit again; the current givens can be undone.
     fn redo_edit(&mut self) -> Result<String, String> {
         let e = self.redo.pop().ok_or("nothing to redo")?;
+        let (back, out) = self.travel(e)?;
+        self.push_undo(back);
+        Ok(out)
+    }
+
+    /// The givens of an undo or redo entry applied. Out: the entry that leads back
+    /// to the givens before, and what the commit changed.
+    fn travel(&mut self, e: Entry) -> Result<(Entry, String), String> {
         let back = Entry {
             givens: self.givens.clone(),
             load: e.load,
         };
         let out = self.apply(e.givens, e.load)?;
-        self.push_undo(back);
-        Ok(out)
+        Ok((back, out))
     }
 
     /// `explain`: the deductions shown at the horizon, in log order.
