@@ -13,14 +13,14 @@ use timely::dataflow::operators::{Exchange, Inspect, Probe};
 use timely::dataflow::Scope;
 use timely::order::Product;
 
-use super::block::{render_block, BlockSpec, Leaving};
+use super::block::{render_block, BlockSpec, Leaving, Left};
 use super::pipeline::{render_rule, Env};
 use super::profile::{Charge, ProfileCell};
 use super::row::{rewiden, row, Row, Wide};
 use super::sorted::Facts;
 use super::time::{arrange_keys, Epoch, Time};
 use crate::check::ir::{Program, RelId};
-use crate::plan::{Plan, StratumPlan};
+use crate::plan::{Plan, RulePlan, StratumPlan};
 
 /// A view's rows as they leave its block, consolidated. In: every round's changes of
 /// the view, all at the block's epoch (a row a round added and a later round took
@@ -460,6 +460,11 @@ pub fn render<'s>(
     }
 }
 
+/// Each relation's collection at the top level, by relation.
+type Colls<'s, const W: usize> = HashMap<RelId, Collection<'s, Epoch, Wide<W>>>;
+
+/// [`render`] at width `W`: the inputs, the rendered strata in order (see
+/// [`TopLevel`]), the probe and where the changes are collected.
 fn render_at<'s, const W: usize>(
     scope: Scope<'s, Epoch>,
     program: &Program,
@@ -471,157 +476,274 @@ where
     Wide<W>: ExchangeData,
 {
     let arities: Vec<usize> = program.relations.iter().map(|r| r.arity()).collect();
+    let (inputs, unit, input_colls) = new_inputs::<W>(scope, program.relations.len());
+    let mut top = TopLevel {
+        scope,
+        program,
+        plan,
+        outputs,
+        inputs: input_colls,
+        env: Env::new(unit, arities, profile, program.symbols.clone()),
+        view_facts: program.facts.iter().map(|(r, _)| *r).collect(),
+        rule_tiers: program.rules.iter().map(|r| r.tier).collect(),
+        rendered: needed_strata(plan, &|r| outputs.observes(r)),
+        outs: Vec::new(),
+        probed: Vec::new(),
+    };
+    for (i, stratum) in plan.strata.iter().enumerate() {
+        if !top.rendered.needed[i] {
+            continue;
+        }
+        match stratum {
+            StratumPlan::Flat { .. } => top.flat_stratum(stratum),
+            StratumPlan::Block { .. } => top.block_stratum(i, stratum),
+        }
+    }
+    let TopLevel {
+        env, outs, probed, ..
+    } = top;
+    let probe = follow_all(&env, probed);
+    let changes = collect_changes(scope, outs, outputs.gather, &probe);
+    Dataflow {
+        inputs: Box::new(inputs),
+        probe,
+        changes: Box::new(move || take_changes(&changes)),
+    }
+}
+
+impl Outputs {
+    /// Whether the session hears the changes of `rel`.
+    fn observes(&self, rel: RelId) -> bool {
+        self.observe.get(rel).copied().unwrap_or(false)
+    }
+}
+
+/// The unit relation's input, then one per relation, in relation order. Out: the
+/// inputs, the unit relation's collection, and each relation's input collection.
+fn new_inputs<'s, const W: usize>(
+    scope: Scope<'s, Epoch>,
+    relations: usize,
+) -> (Inputs<W>, Collection<'s, Epoch, Wide<W>>, Colls<'s, W>)
+where
+    Wide<W>: ExchangeData,
+{
     let (unit_in, unit) = scope.new_collection::<Wide<W>, isize>();
     let mut inputs = Vec::new();
-    let mut input_colls: HashMap<RelId, Collection<'s, Epoch, Wide<W>>> = HashMap::new();
-    for r in 0..program.relations.len() {
+    let mut input_colls: Colls<'s, W> = HashMap::new();
+    for r in 0..relations {
         let (i, c) = scope.new_collection::<Wide<W>, isize>();
         inputs.push(i);
         input_colls.insert(r, c);
     }
-    let mut env = Env::new(unit, arities, profile, program.symbols.clone());
-    let mut outs: Vec<Collection<'s, Epoch, Leaving<W>>> = Vec::new();
-    // What left blocks that no one reads: the probe follows it.
-    let mut probed: Vec<Collection<'s, Epoch, Leaving<W>>> = Vec::new();
-    let observe = |r: RelId| outputs.observe.get(r).copied().unwrap_or(false);
-    let view_facts: Vec<RelId> = program.facts.iter().map(|(r, _)| *r).collect();
-    let rule_tiers: Vec<u32> = program.rules.iter().map(|r| r.tier).collect();
-    let Rendered {
-        needed,
-        read_later,
-        scanned_later: scanned,
-    } = needed_strata(plan, &observe);
-    for (i, stratum) in plan.strata.iter().enumerate() {
-        if !needed[i] {
-            continue;
-        }
-        match stratum {
-            StratumPlan::Flat { rel, rules } => {
-                // A relation derived by one rule that yields a set needs no distinct
-                // (as a view), and, where the session adds facts to inputs only, takes
-                // no input.
-                let set = outputs.inputs_only && stratum.derived_set(program).is_some();
-                let mut parts = if set {
-                    Vec::new()
-                } else {
-                    vec![input_colls[rel].clone()]
-                };
-                let mut evs = Vec::new();
-                for rp in rules {
-                    let (h, ev) = render_rule(&mut env, rp);
-                    parts.push(h);
-                    if let (Some(ev), true) = (ev, plan.explain) {
-                        evs.push(ev);
-                    }
-                }
-                let first = env.next_operator();
-                let coll = if rules.is_empty() || set {
-                    parts.swap_remove(0)
-                } else {
-                    Time::distinct(concatenate(scope, parts))
-                };
-                if observe(*rel) {
-                    let tag = *rel as u32;
-                    outs.push(coll.clone().map(move |r| (tag, r, [0; W], 0)));
-                }
-                if !evs.is_empty() {
-                    outs.push(
-                        first_reasons(evs, scope).map(|((h, b), round)| (EVENT, h, b, round)),
-                    );
-                }
-                env.rels.insert(*rel, coll);
-                env.charge(Charge::Relation(*rel), first);
+    let inputs = Inputs {
+        rels: inputs,
+        unit: unit_in,
+    };
+    (inputs, unit, input_colls)
+}
+
+/// The top level as its strata are rendered, in order: what they read, and what
+/// the strata rendered so far have built.
+struct TopLevel<'s, 'p, const W: usize> {
+    scope: Scope<'s, Epoch>,
+    program: &'p Program,
+    plan: &'p Plan,
+    outputs: &'p Outputs,
+    /// Each relation's input.
+    inputs: Colls<'s, W>,
+    /// The contents of the relations rendered so far, and their arrangements.
+    env: Env<'s, Epoch, W>,
+    /// The relations that have facts in the program text.
+    view_facts: Vec<RelId>,
+    /// The tier of every rule, by rule index.
+    rule_tiers: Vec<u32>,
+    /// Which strata to render, and what the strata after each read.
+    rendered: Rendered,
+    /// What the session hears: observed relations' changes and explain events.
+    outs: Vec<Collection<'s, Epoch, Leaving<W>>>,
+    /// What left blocks that no one reads: the probe follows it.
+    probed: Vec<Collection<'s, Epoch, Leaving<W>>>,
+}
+
+impl<'s, const W: usize> TopLevel<'s, '_, W>
+where
+    Wide<W>: ExchangeData,
+{
+    /// Renders a flat stratum: its relation's rules, its input and their distinct go
+    /// into `env.rels`; its observed changes and explain events into `outs`.
+    fn flat_stratum(&mut self, stratum: &StratumPlan) {
+        let StratumPlan::Flat { rel, rules } = stratum else {
+            unreachable!("flat_stratum renders flat strata")
+        };
+        // A relation derived by one rule that yields a set needs no distinct
+        // (as a view), and, where the session adds facts to inputs only, takes
+        // no input.
+        let set = self.outputs.inputs_only && stratum.derived_set(self.program).is_some();
+        let mut parts = if set {
+            Vec::new()
+        } else {
+            vec![self.inputs[rel].clone()]
+        };
+        let mut evs = Vec::new();
+        for rp in rules {
+            let (h, ev) = render_rule(&mut self.env, rp);
+            parts.push(h);
+            if let (Some(ev), true) = (ev, self.plan.explain) {
+                evs.push(ev);
             }
-            StratumPlan::Block {
-                block,
-                key,
+        }
+        let first = self.env.next_operator();
+        let coll = if rules.is_empty() || set {
+            parts.swap_remove(0)
+        } else {
+            Time::distinct(concatenate(self.scope, parts))
+        };
+        if self.outputs.observes(*rel) {
+            let tag = *rel as u32;
+            self.outs
+                .push(coll.clone().map(move |r| (tag, r, [0; W], 0)));
+        }
+        if !evs.is_empty() {
+            self.outs
+                .push(first_reasons(evs, self.scope).map(|((h, b), round)| (EVENT, h, b, round)));
+        }
+        self.env.rels.insert(*rel, coll);
+        self.env.charge(Charge::Relation(*rel), first);
+    }
+
+    /// Renders block stratum `i` (see [`render_block`]), charged to its block. What
+    /// leaves it goes on by relation ([`TopLevel::pass_on`]); its events into `outs`.
+    fn block_stratum(&mut self, i: usize, stratum: &StratumPlan) {
+        let StratumPlan::Block {
+            block,
+            key,
+            state,
+            views,
+            rules,
+            tiers,
+            ..
+        } = stratum
+        else {
+            unreachable!("block_stratum renders blocks")
+        };
+        let read = outer_reads(stratum, state, views);
+        let first = self.env.next_operator();
+        let render_block = if self.outputs.batch {
+            render_block::<(Epoch, u32), W>
+        } else {
+            render_block::<Product<Epoch, u32>, W>
+        };
+        let (outputs, read_later) = (self.outputs, &self.rendered.read_later[i]);
+        let out = render_block(
+            &mut self.env,
+            self.scope,
+            &self.inputs,
+            BlockSpec {
+                key: *key,
+                monotone: !self.program.blocks[*block].explicit,
                 state,
                 views,
                 rules,
                 tiers,
-                ..
-            } => {
-                let mut read = stratum_reads(stratum);
-                read.sort();
-                read.dedup();
-                read.retain(|r| !state.contains(r) && !views.iter().any(|(v, _)| v == r));
-                let first = env.next_operator();
-                let render_block = if outputs.batch {
-                    render_block::<(Epoch, u32), W>
-                } else {
-                    render_block::<Product<Epoch, u32>, W>
-                };
-                let out = render_block(
-                    &mut env,
-                    scope,
-                    &input_colls,
-                    BlockSpec {
-                        key: *key,
-                        monotone: !program.blocks[*block].explicit,
-                        state,
-                        views,
-                        rules,
-                        tiers,
-                        reads: read,
-                        explain: plan.explain,
-                        max_rounds: outputs.max_rounds,
-                        view_facts: &view_facts,
-                        rule_tiers: &rule_tiers,
-                        leaves: &|r| (read_later[i].contains(&r), observe(r)),
-                    },
-                );
-                // What leaves goes on as it is when it is one relation's changes;
-                // otherwise one operator splits it by relation (events: part 0).
-                let parts: Vec<_> = if out.rels.len() == 1 && !out.events {
-                    vec![out.left]
-                } else {
-                    let mut part = vec![0u64; program.relations.len()];
-                    for (k, l) in out.rels.iter().enumerate() {
-                        part[l.rel] = k as u64 + 1;
-                    }
-                    let route = move |(u, t, d): (Leaving<W>, Epoch, isize)| {
-                        let p = if u.0 == EVENT { 0 } else { part[u.0 as usize] };
-                        (p, (u, t, d))
-                    };
-                    let mut parts: Vec<_> = out
-                        .left
-                        .inner
-                        .partition(out.rels.len() as u64 + 1, route)
-                        .into_iter()
-                        .map(|p| p.as_collection())
-                        .collect();
-                    let events = parts.remove(0);
-                    if out.events {
-                        outs.push(events);
-                    }
-                    parts
-                };
-                for (l, p) in out.rels.iter().zip(parts) {
-                    if l.observed {
-                        outs.push(p.clone());
-                    }
-                    // Contents only where a later stratum reads them: otherwise
-                    // the probe follows the changes themselves (no copy).
-                    if read_later[i].contains(&l.rel) {
-                        // (A state relation's facts in a batch only accumulate.)
-                        let view = views.iter().any(|(v, _)| *v == l.rel);
-                        let rows = if view && outputs.batch && scanned[i].contains(&l.rel) {
-                            let first = env.next_operator();
-                            let rows = consolidated(p);
-                            env.charge(Charge::Relation(l.rel), first);
-                            rows
-                        } else {
-                            p.map(|(_, row, _, _)| row)
-                        };
-                        env.rels.insert(l.rel, rows);
-                    } else if !l.observed {
-                        probed.push(p);
-                    }
-                }
-                env.charge(Charge::Block(*block), first);
-            }
+                reads: read,
+                explain: self.plan.explain,
+                max_rounds: outputs.max_rounds,
+                view_facts: &self.view_facts,
+                rule_tiers: &self.rule_tiers,
+                leaves: &|r| (read_later.contains(&r), outputs.observes(r)),
+            },
+        );
+        let parts = self.split_left(out.left, &out.rels, out.events);
+        for (l, p) in out.rels.iter().zip(parts) {
+            let view = views.iter().any(|(v, _)| *v == l.rel);
+            self.pass_on(i, l, view, p);
+        }
+        self.env.charge(Charge::Block(*block), first);
+    }
+
+    /// What leaves a block, one collection per relation of `rels` (in order). What
+    /// leaves goes on as it is when it is one relation's changes; otherwise one
+    /// operator splits it by relation (events: part 0, into `outs` when `events`).
+    fn split_left(
+        &mut self,
+        left: Collection<'s, Epoch, Leaving<W>>,
+        rels: &[Left],
+        events: bool,
+    ) -> Vec<Collection<'s, Epoch, Leaving<W>>> {
+        if rels.len() == 1 && !events {
+            return vec![left];
+        }
+        let mut part = vec![0u64; self.program.relations.len()];
+        for (k, l) in rels.iter().enumerate() {
+            part[l.rel] = k as u64 + 1;
+        }
+        let route = move |(u, t, d): (Leaving<W>, Epoch, isize)| {
+            let p = if u.0 == EVENT { 0 } else { part[u.0 as usize] };
+            (p, (u, t, d))
+        };
+        let mut parts: Vec<_> = left
+            .inner
+            .partition(rels.len() as u64 + 1, route)
+            .into_iter()
+            .map(|p| p.as_collection())
+            .collect();
+        let event_part = parts.remove(0);
+        if events {
+            self.outs.push(event_part);
+        }
+        parts
+    }
+
+    /// One relation leaving block stratum `i` (`view`: one of its views), `p` its
+    /// changes: into `outs` when observed; its contents into `env.rels` when a later
+    /// stratum reads them, else, unless observed, into `probed`.
+    fn pass_on(&mut self, i: usize, l: &Left, view: bool, p: Collection<'s, Epoch, Leaving<W>>) {
+        if l.observed {
+            self.outs.push(p.clone());
+        }
+        // Contents only where a later stratum reads them: otherwise
+        // the probe follows the changes themselves (no copy).
+        if self.rendered.read_later[i].contains(&l.rel) {
+            // (A state relation's facts in a batch only accumulate.)
+            let scanned = self.rendered.scanned_later[i].contains(&l.rel);
+            let rows = if view && self.outputs.batch && scanned {
+                let first = self.env.next_operator();
+                let rows = consolidated(p);
+                self.env.charge(Charge::Relation(l.rel), first);
+                rows
+            } else {
+                p.map(|(_, row, _, _)| row)
+            };
+            self.env.rels.insert(l.rel, rows);
+        } else if !l.observed {
+            self.probed.push(p);
         }
     }
+}
+
+/// The relations outside a block stratum (`state` and `views`: its own) that its
+/// rules read, sorted, each once.
+fn outer_reads(
+    stratum: &StratumPlan,
+    state: &[RelId],
+    views: &[(RelId, Vec<RulePlan>)],
+) -> Vec<RelId> {
+    let mut read = stratum_reads(stratum);
+    read.sort();
+    read.dedup();
+    read.retain(|r| !state.contains(r) && !views.iter().any(|(v, _)| v == r));
+    read
+}
+
+/// The probe that says when an epoch is done. `probed`: what left blocks that no
+/// one reads.
+fn follow_all<'s, const W: usize>(
+    env: &Env<'s, Epoch, W>,
+    probed: Vec<Collection<'s, Epoch, Leaving<W>>>,
+) -> ProbeHandle<Epoch>
+where
+    Wide<W>: ExchangeData,
+{
     let probe = ProbeHandle::new();
     // The probe follows every relation, observed or not, so a commit returns only
     // when the whole program has reached its fixpoint for the new epoch (following
@@ -637,10 +759,24 @@ where
     for p in probed {
         p.probe_with(&probe);
     }
+    probe
+}
+
+/// Where the changes in `outs` are collected (on worker 0 when `gather`, else on
+/// the worker that computed them); `probe` follows them too.
+fn collect_changes<'s, const W: usize>(
+    scope: Scope<'s, Epoch>,
+    outs: Vec<Collection<'s, Epoch, Leaving<W>>>,
+    gather: bool,
+    probe: &ProbeHandle<Epoch>,
+) -> Changes<W>
+where
+    Wide<W>: ExchangeData,
+{
     let changes: Changes<W> = Default::default();
     let sink = changes.clone();
     let outs = concatenate(scope, outs);
-    let outs = if outputs.gather {
+    let outs = if gather {
         outs.inner.exchange(|_| 0).as_collection()
     } else {
         outs
@@ -651,15 +787,8 @@ where
             sink.borrow_mut()
                 .extend(batch.iter().map(|(u, _t, diff)| (*u, *diff)))
         })
-        .probe_with(&probe);
-    Dataflow {
-        inputs: Box::new(Inputs {
-            rels: inputs,
-            unit: unit_in,
-        }),
-        probe,
-        changes: Box::new(move || take_changes(&changes)),
-    }
+        .probe_with(probe);
+    changes
 }
 
 #[cfg(test)]
