@@ -354,32 +354,9 @@ where
 {
     let stages: Vec<Option<Stage>> = p.steps.iter().map(|s| stage(s, &env.symbols)).collect();
     let last = stages.iter().rposition(Option::is_none);
-    // What runs inside the last stateful step's closure.
-    let mut tail = Pending(
-        stages[last.map_or(stages.len(), |l| l + 1)..]
-            .iter()
-            .flatten()
-            .cloned()
-            .collect(),
-    );
-    tail.0.extend(finish.0);
-    let mut tail = Some(tail);
-    let mut pending = Pending::default();
-    let mut flow = Flow::Rows(match &p.source {
-        Source::Scan { rel, filter, out } => {
-            pending.0.push(Stage::Scan(filter.clone(), out.clone()));
-            env.rel(*rel)
-        }
-        Source::Unit => env.unit.clone(),
-        Source::Given => given.expect("a Given source gets rows"),
-        Source::Lone { count, out, .. } => {
-            pending.0.push(Stage::Scan(Default::default(), out.clone()));
-            env.lone
-                .get(count)
-                .expect("a count is rendered before its singles are read")
-                .clone()
-        }
-    });
+    let mut tail = Some(tail_stages(&stages, last, finish));
+    let (rows, mut pending) = source_rows(env, &p.source, given);
+    let mut flow = Flow::Rows(rows);
     for (i, (step, stage)) in p.steps.iter().zip(&stages).enumerate() {
         let width = p.layouts.get(i).map(|l| l.len()).unwrap_or(usize::MAX);
         if let Some(s) = stage {
@@ -399,46 +376,17 @@ where
             Pending::default()
         };
         let next = Rekey::after(p, &stages, i);
+        let pending = std::mem::take(&mut pending);
         flow = match step {
             Step::Filter { .. } | Step::Project { .. } | Step::Assign { .. } => {
                 unreachable!("stateless steps are stages")
             }
-            Step::Join { .. } => {
-                let pending = std::mem::take(&mut pending);
-                render_join(env, &p.source, flow, pending, step, post, next)
-            }
-            Step::Antijoin {
-                rel,
-                key_cols,
-                probe,
-            } => {
-                let arr = env.any_keys(*rel, key_cols);
+            Step::Join { .. } => render_join(env, &p.source, flow, pending, step, post, next),
+            Step::Antijoin { .. } => {
                 let on_scan = (i == 0).then(|| p.antijoin_on_its_scan(&env.arities));
-                if let Some(scanned) = on_scan.flatten() {
-                    // The scanned relation's own set of rows serves as the rows keyed.
-                    let rows = flow.rows(Pending::default());
-                    let left =
-                        env.any_keys(scanned, &(0..env.arities[scanned]).collect::<Vec<_>>());
-                    let scan = std::mem::take(&mut pending);
-                    let rows_of = move |r: Wide<W>| scan.apply(r).and_then(|r| post.apply(r));
-                    flow = match next {
-                        Some(nx) => Flow::Keyed(antijoin_rows(rows, left, arr, move |r| {
-                            rows_of(r).and_then(|r| nx.key(r))
-                        })),
-                        None => Flow::Rows(antijoin_rows(rows, left, arr, rows_of)),
-                    };
-                    continue;
-                }
-                let keyed = flow.keyed(std::mem::take(&mut pending), probe);
-                match next {
-                    Some(nx) => Flow::Keyed(antijoin_step(keyed, arr, move |r| {
-                        post.apply(r).and_then(|r| nx.key(r))
-                    })),
-                    None => Flow::Rows(antijoin_step(keyed, arr, move |r| post.apply(r))),
-                }
+                render_antijoin(env, on_scan.flatten(), flow, pending, step, post, next)
             }
             Step::Aggregate { .. } => {
-                let pending = std::mem::take(&mut pending);
                 let rows = move || flow.rows(pending);
                 let scanned = match &p.source {
                     Source::Scan { rel, filter, out } if i == 0 => Some(Scanned {
@@ -457,6 +405,97 @@ where
         pending.0.extend(tail.0);
     }
     (flow.rows(Pending::default()), pending)
+}
+
+/// What runs inside the last stateful step's closure (step `last`): the stateless
+/// stages after it, then `finish`. Without a stateful step: `finish` alone.
+fn tail_stages(stages: &[Option<Stage>], last: Option<usize>, finish: Pending) -> Pending {
+    let mut tail = Pending(
+        stages[last.map_or(stages.len(), |l| l + 1)..]
+            .iter()
+            .flatten()
+            .cloned()
+            .collect(),
+    );
+    tail.0.extend(finish.0);
+    tail
+}
+
+/// The rows a pipeline starts from (`given` feeds a `Source::Given`), and the
+/// stages pending on them: a scan's filter and projection.
+fn source_rows<'s, T: Time, const W: usize>(
+    env: &Env<'s, T, W>,
+    source: &Source,
+    given: Option<Collection<'s, T, Wide<W>>>,
+) -> (Collection<'s, T, Wide<W>>, Pending)
+where
+    Wide<W>: ExchangeData,
+{
+    let mut pending = Pending::default();
+    let rows = match source {
+        Source::Scan { rel, filter, out } => {
+            pending.0.push(Stage::Scan(filter.clone(), out.clone()));
+            env.rel(*rel)
+        }
+        Source::Unit => env.unit.clone(),
+        Source::Given => given.expect("a Given source gets rows"),
+        Source::Lone { count, out, .. } => {
+            pending.0.push(Stage::Scan(Default::default(), out.clone()));
+            env.lone
+                .get(count)
+                .expect("a count is rendered before its singles are read")
+                .clone()
+        }
+    };
+    (rows, pending)
+}
+
+/// An antijoin step. The rows arrive keyed by `flow` (`pending` run first), or,
+/// when the step is the first and reads its own scan's relation `on_scan` whole
+/// ([`crate::plan::Pipeline::antijoin_on_its_scan`]), as that relation's rows, the
+/// scan (`pending`) run on them. Out: the rows not excluded with `post` run, keyed
+/// for the next step when `next` says how.
+fn render_antijoin<'s, T: Time, const W: usize>(
+    env: &mut Env<'s, T, W>,
+    on_scan: Option<RelId>,
+    flow: Flow<'s, T, W>,
+    pending: Pending,
+    step: &Step,
+    post: Pending,
+    next: Option<Rekey>,
+) -> Flow<'s, T, W>
+where
+    Wide<W>: ExchangeData,
+{
+    let Step::Antijoin {
+        rel,
+        key_cols,
+        probe,
+    } = step
+    else {
+        unreachable!("render_antijoin renders antijoins")
+    };
+    let arr = env.any_keys(*rel, key_cols);
+    if let Some(scanned) = on_scan {
+        // The scanned relation's own set of rows serves as the rows keyed.
+        let rows = flow.rows(Pending::default());
+        let left = env.any_keys(scanned, &(0..env.arities[scanned]).collect::<Vec<_>>());
+        let scan = pending;
+        let rows_of = move |r: Wide<W>| scan.apply(r).and_then(|r| post.apply(r));
+        return match next {
+            Some(nx) => Flow::Keyed(antijoin_rows(rows, left, arr, move |r| {
+                rows_of(r).and_then(|r| nx.key(r))
+            })),
+            None => Flow::Rows(antijoin_rows(rows, left, arr, rows_of)),
+        };
+    }
+    let keyed = flow.keyed(pending, probe);
+    match next {
+        Some(nx) => Flow::Keyed(antijoin_step(keyed, arr, move |r| {
+            post.apply(r).and_then(|r| nx.key(r))
+        })),
+        None => Flow::Rows(antijoin_step(keyed, arr, move |r| post.apply(r))),
+    }
 }
 
 /// A join step. The rows arrive keyed by `flow`, or straight from the pipeline's
