@@ -295,24 +295,25 @@ trait Feed {
     fn advance_to(&mut self, epoch: Epoch);
 }
 
-/// One input per relation, in relation order, and the unit relation's.
+/// One input for every relation's facts and the unit relation's row, each tagged by
+/// its relation (the unit: the tag after the last relation's). One operator, not
+/// one per relation: every commit advances it, and every operator an epoch
+/// advances costs progress tracking.
 struct Inputs<const W: usize> {
-    rels: Vec<InputSession<Epoch, Wide<W>, isize>>,
-    unit: InputSession<Epoch, Wide<W>, isize>,
+    all: InputSession<Epoch, (u32, Wide<W>), isize>,
+    unit: u32,
 }
 
 impl<const W: usize> Feed for Inputs<W> {
     fn update(&mut self, rel: RelId, r: &Row, diff: isize) {
-        self.rels[rel].update(rewiden(r), diff);
+        self.all.update((rel as u32, rewiden(r)), diff);
     }
     fn insert_unit(&mut self) {
-        self.unit.insert(row(&[]));
+        self.all.insert((self.unit, row(&[])));
     }
     fn advance_to(&mut self, epoch: Epoch) {
-        for i in self.rels.iter_mut().chain(std::iter::once(&mut self.unit)) {
-            i.advance_to(epoch);
-            i.flush();
-        }
+        self.all.advance_to(epoch);
+        self.all.flush();
     }
 }
 
@@ -518,8 +519,8 @@ impl Outputs {
     }
 }
 
-/// The unit relation's input, then one per relation, in relation order. Out: the
-/// inputs, the unit relation's collection, and each relation's input collection.
+/// The one input and what one operator splits it into. Out: the input, the unit
+/// relation's collection, and each relation's input collection.
 fn new_inputs<'s, const W: usize>(
     scope: Scope<'s, Epoch>,
     relations: usize,
@@ -527,19 +528,20 @@ fn new_inputs<'s, const W: usize>(
 where
     Wide<W>: ExchangeData,
 {
-    let (unit_in, unit) = scope.new_collection::<Wide<W>, isize>();
-    let mut inputs = Vec::new();
-    let mut input_colls: Colls<'s, W> = HashMap::new();
-    for r in 0..relations {
-        let (i, c) = scope.new_collection::<Wide<W>, isize>();
-        inputs.push(i);
-        input_colls.insert(r, c);
-    }
+    let (all, tagged) = scope.new_collection::<(u32, Wide<W>), isize>();
+    let route = |((rel, r), t, d): ((u32, Wide<W>), Epoch, isize)| (rel as u64, (r, t, d));
+    let mut parts: Vec<Collection<'s, Epoch, Wide<W>>> = tagged
+        .inner
+        .partition(relations as u64 + 1, route)
+        .into_iter()
+        .map(|p| p.as_collection())
+        .collect();
+    let unit = parts.pop().expect("the unit relation's part");
     let inputs = Inputs {
-        rels: inputs,
-        unit: unit_in,
+        all,
+        unit: relations as u32,
     };
-    (inputs, unit, input_colls)
+    (inputs, unit, parts.into_iter().enumerate().collect())
 }
 
 /// The top level as its strata are rendered, in order: what they read, and what
@@ -749,15 +751,14 @@ where
     // when the whole program has reached its fixpoint for the new epoch (following
     // only the observed outputs, a commit with nothing observed would return as soon
     // as the inputs moved on). In relation order: every worker builds the same
-    // operators in the same order.
+    // operators in the same order. One operator gathers them for one probe (not a
+    // probe each: every operator an epoch advances costs progress tracking).
     let mut rels: Vec<_> = env.rels.iter().collect();
     rels.sort_by_key(|(r, _)| **r);
-    for (_, c) in rels {
-        c.clone().probe_with(&probe);
-    }
-    env.unit.clone().probe_with(&probe);
-    for p in probed {
-        p.probe_with(&probe);
+    let rels = rels.into_iter().map(|(_, c)| c.clone());
+    concatenate(env.unit.scope(), rels.chain([env.unit.clone()])).probe_with(&probe);
+    if !probed.is_empty() {
+        concatenate(env.unit.scope(), probed).probe_with(&probe);
     }
     probe
 }
