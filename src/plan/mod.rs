@@ -695,19 +695,90 @@ fn plan_pipeline(
     nvars: usize,
     keep_all: bool,
 ) -> Result<Pipeline, String> {
-    let mut bound = vec![false; nvars];
+    let mut p = Planner {
+        body,
+        keep,
+        nvars,
+        keep_all,
+        bound: vec![false; nvars],
+        done: vec![false; body.len()],
+        layout: given.to_vec(),
+        steps: Vec::new(),
+    };
     for &v in given {
-        bound[v] = true;
+        p.bound[v] = true;
     }
-    let mut done = vec![false; body.len()];
-    let mut layout: Vec<VarId> = given.to_vec();
-    let mut steps = Vec::new();
+    let source = if given.is_empty() {
+        p.source()?
+    } else {
+        Source::Given
+    };
+    let mut layouts = vec![p.layout.clone()];
+    while let Some(i) = p.next_literal() {
+        p.done[i] = true;
+        match &body[i] {
+            Literal::Cmp { lhs, op, rhs, text } => p.cmp(lhs, *op, rhs, *text)?,
+            Literal::Neg { rel, args } => p.neg(*rel, args),
+            Literal::Atom { rel, args } => p.join(*rel, args)?,
+            Literal::Agg {
+                result,
+                func,
+                target,
+                body: inner,
+                group,
+            } => p.aggregate(*result, *func, target.as_ref(), inner, group)?,
+        }
+        // Every step added by that literal ends where the layout now is.
+        while layouts.len() < p.steps.len() + 1 {
+            layouts.push(p.layout.clone());
+        }
+    }
+    Ok(Pipeline {
+        source,
+        steps: p.steps,
+        layout: p.layout,
+        layouts,
+    })
+}
 
-    // Variables needed after the literals not yet done.
-    let needed_later = |done: &[bool], layout: &[VarId]| -> Vec<VarId> {
-        let mut need: Vec<VarId> = keep.to_vec();
-        for (i, l) in body.iter().enumerate() {
-            if !done[i] {
+/// A conjunction as [`plan_pipeline`] plans it, literal by literal: what is bound,
+/// which literals are done, the current row's layout and the steps so far.
+struct Planner<'b> {
+    body: &'b [Literal],
+    keep: &'b [VarId],
+    nvars: usize,
+    keep_all: bool,
+    bound: Vec<bool>,
+    done: Vec<bool>,
+    layout: Vec<VarId>,
+    steps: Vec<Step>,
+}
+
+/// Where variable `v` sits in `layout`.
+fn slot(layout: &[VarId], v: VarId) -> usize {
+    layout.iter().position(|&x| x == v).expect("bound has slot")
+}
+
+/// An error unless a row of `n` values fits the engine's widest rows.
+fn check_width(n: usize) -> Result<(), String> {
+    if n > crate::MAX_ARITY {
+        Err(format!(
+            "this rule needs {} variables at once; at most {} are supported (split it with an intermediate relation)",
+            n,
+            crate::MAX_ARITY
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+impl Planner<'_> {
+    /// The variables of `layout` still needed: kept, or read by a literal not yet
+    /// done (with `keep_all`, all of them), in `layout`'s order.
+    fn needed_later(&self, layout: &[VarId]) -> Vec<VarId> {
+        let mut need: Vec<VarId> = self.keep.to_vec();
+        for (i, l) in self.body.iter().enumerate() {
+            if !self.done[i] {
                 for v in lit_vars(l) {
                     if !need.contains(&v) {
                         need.push(v);
@@ -715,7 +786,7 @@ fn plan_pipeline(
                 }
             }
         }
-        if keep_all {
+        if self.keep_all {
             for &v in layout {
                 if !need.contains(&v) {
                     need.push(v);
@@ -727,64 +798,54 @@ fn plan_pipeline(
             .copied()
             .filter(|v| need.contains(v))
             .collect()
-    };
-    let check_width = |n: usize| -> Result<(), String> {
-        if n > crate::MAX_ARITY {
-            Err(format!(
-                "this rule needs {} variables at once; at most {} are supported (split it with an intermediate relation)",
-                n,
-                crate::MAX_ARITY
-            ))
-        } else {
-            Ok(())
-        }
-    };
+    }
 
-    // Source: the first positive atom, unless variables are given.
-    let source = if !given.is_empty() {
-        Source::Given
-    } else if let Some(i) = body.iter().position(|l| matches!(l, Literal::Atom { .. })) {
-        let Literal::Atom { rel, args } = &body[i] else {
+    /// The source when no variable is given: a scan of the first positive atom
+    /// (done, its variables bound and laid out), or the unit row.
+    fn source(&mut self) -> Result<Source, String> {
+        let Some(i) = self
+            .body
+            .iter()
+            .position(|l| matches!(l, Literal::Atom { .. }))
+        else {
+            return Ok(Source::Unit);
+        };
+        let Literal::Atom { rel, args } = &self.body[i] else {
             unreachable!()
         };
-        done[i] = true;
+        self.done[i] = true;
         // Nothing is bound yet: constants filter the scan instead of keying a lookup.
         let AtomShape {
             filter, new_vars, ..
-        } = AtomShape::of(args, &bound, &[], false);
+        } = AtomShape::of(args, &self.bound, &[], false);
         for &(v, _) in &new_vars {
-            bound[v] = true;
+            self.bound[v] = true;
         }
         let all: Vec<VarId> = new_vars.iter().map(|(v, _)| *v).collect();
-        let keep_now = needed_later(&done, &all);
+        let keep_now = self.needed_later(&all);
         check_width(keep_now.len())?;
         let out = keep_now
             .iter()
             .map(|v| Pick::Col(new_vars.iter().find(|(x, _)| x == v).unwrap().1))
             .collect();
-        layout = keep_now;
-        Source::Scan {
+        self.layout = keep_now;
+        Ok(Source::Scan {
             rel: *rel,
             filter,
             out,
-        }
-    } else {
-        Source::Unit
-    };
+        })
+    }
 
-    let mut layouts = vec![layout.clone()];
-    loop {
-        while layouts.len() < steps.len() + 1 {
-            layouts.push(layout.clone());
-        }
-        // Cheap literals first: filters, assignments, negations; then atoms that only
-        // test bound variables (they never add rows); then aggregates (their bodies
-        // run per group: the fewer groups the better); then joins.
-        let mut next = None;
+    /// The next literal to plan, among those ready: cheap literals first (filters,
+    /// assignments, negations); then atoms that only test bound variables (they
+    /// never add rows); then aggregates (their bodies run per group: the fewer
+    /// groups the better); then joins; then any atom left.
+    fn next_literal(&self) -> Option<usize> {
+        let bound = &self.bound;
+        let todo = |i: usize, l: &Literal| !self.done[i] && crate::check::ready(l, bound);
         for pass in 0..4 {
-            next = body.iter().enumerate().position(|(i, l)| {
-                !done[i]
-                    && crate::check::ready(l, &bound)
+            let next = self.body.iter().enumerate().position(|(i, l)| {
+                todo(i, l)
                     && match (pass, l) {
                         (0, Literal::Cmp { .. }) | (0, Literal::Neg { .. }) => true,
                         (1, Literal::Atom { args, .. }) => args.iter().all(|t| match t {
@@ -800,209 +861,210 @@ fn plan_pipeline(
                     }
             });
             if next.is_some() {
-                break;
+                return next;
             }
         }
-        let next = next.or_else(|| {
-            (0..body.len()).find(|&i| !done[i] && matches!(body[i], Literal::Atom { .. }))
-        });
-        let Some(i) = next else { break };
-        done[i] = true;
-        let slot = |layout: &[VarId], v: VarId| {
-            layout.iter().position(|&x| x == v).expect("bound has slot")
+        (0..self.body.len())
+            .find(|&i| !self.done[i] && matches!(self.body[i], Literal::Atom { .. }))
+    }
+
+    /// A projection onto the variables still needed, unless that is the layout.
+    fn project_needed(&mut self) {
+        let keep_now = self.needed_later(&self.layout);
+        if keep_now != self.layout {
+            let out = keep_now
+                .iter()
+                .map(|&v| Pick::Slot(slot(&self.layout, v)))
+                .collect();
+            self.steps.push(Step::Project { out });
+            self.layout = keep_now;
+        }
+    }
+
+    /// A comparison: a filter when both sides are bound, else an assignment of the
+    /// side that is one unbound variable.
+    fn cmp(&mut self, lhs: &Expr, op: CmpOp, rhs: &Expr, text: bool) -> Result<(), String> {
+        let is_bound = |e: &Expr| {
+            let mut vs = Vec::new();
+            e.vars(&mut vs);
+            vs.iter().all(|v| self.bound[*v])
         };
-        match &body[i] {
-            Literal::Cmp { lhs, op, rhs, text } => {
-                let lb = {
-                    let mut vs = Vec::new();
-                    lhs.vars(&mut vs);
-                    vs.iter().all(|v| bound[*v])
-                };
-                let rb = {
-                    let mut vs = Vec::new();
-                    rhs.vars(&mut vs);
-                    vs.iter().all(|v| bound[*v])
-                };
-                if lb && rb {
-                    steps.push(Step::Filter {
-                        lhs: sexpr(lhs, &layout),
-                        op: *op,
-                        rhs: sexpr(rhs, &layout),
-                        text: *text,
-                    });
-                    let keep_now = needed_later(&done, &layout);
-                    if keep_now != layout {
-                        let out = keep_now
-                            .iter()
-                            .map(|&v| Pick::Slot(slot(&layout, v)))
-                            .collect();
-                        steps.push(Step::Project { out });
-                        layout = keep_now;
-                    }
+        if is_bound(lhs) && is_bound(rhs) {
+            self.steps.push(Step::Filter {
+                lhs: sexpr(lhs, &self.layout),
+                op,
+                rhs: sexpr(rhs, &self.layout),
+                text,
+            });
+            self.project_needed();
+            return Ok(());
+        }
+        let (var, expr) = match (lhs, rhs) {
+            (Expr::Var(v), e) if !self.bound[*v] => (*v, e),
+            (e, Expr::Var(v)) => (*v, e),
+            _ => unreachable!("ready assignment"),
+        };
+        let expr = sexpr(expr, &self.layout);
+        self.bound[var] = true;
+        let mut with: Vec<VarId> = self.layout.clone();
+        with.push(var);
+        let keep_now = self.needed_later(&with);
+        check_width(keep_now.len())?;
+        let out = keep_now
+            .iter()
+            .map(|&v| {
+                if v == var {
+                    Pick::Col(0)
                 } else {
-                    let (var, expr) = match (lhs, rhs) {
-                        (Expr::Var(v), e) if !bound[*v] => (*v, e),
-                        (e, Expr::Var(v)) => (*v, e),
-                        _ => unreachable!("ready assignment"),
-                    };
-                    let expr = sexpr(expr, &layout);
-                    bound[var] = true;
-                    let mut with: Vec<VarId> = layout.clone();
-                    with.push(var);
-                    let keep_now = needed_later(&done, &with);
-                    check_width(keep_now.len())?;
-                    let out = keep_now
-                        .iter()
-                        .map(|&v| {
-                            if v == var {
-                                Pick::Col(0)
-                            } else {
-                                Pick::Slot(slot(&layout, v))
-                            }
-                        })
-                        .collect();
-                    steps.push(Step::Assign { expr, out });
-                    layout = keep_now;
+                    Pick::Slot(slot(&self.layout, v))
                 }
-            }
-            Literal::Neg { rel, args } => {
-                let mut key_cols = Vec::new();
-                let mut probe = Vec::new();
-                for (c, t) in args.iter().enumerate() {
-                    match t {
-                        Term::Var(v) => {
-                            key_cols.push(c);
-                            probe.push(Pick::Slot(slot(&layout, *v)));
-                        }
-                        Term::Const(x) => {
-                            key_cols.push(c);
-                            probe.push(Pick::Const(*x));
-                        }
-                        Term::Wild => {}
-                    }
+            })
+            .collect();
+        self.steps.push(Step::Assign { expr, out });
+        self.layout = keep_now;
+        Ok(())
+    }
+
+    /// A negated atom: an antijoin keyed by its variables and constants.
+    fn neg(&mut self, rel: RelId, args: &[Term]) {
+        let mut key_cols = Vec::new();
+        let mut probe = Vec::new();
+        for (c, t) in args.iter().enumerate() {
+            match t {
+                Term::Var(v) => {
+                    key_cols.push(c);
+                    probe.push(Pick::Slot(slot(&self.layout, *v)));
                 }
-                steps.push(Step::Antijoin {
-                    rel: *rel,
-                    key_cols,
-                    probe,
-                });
-                let keep_now = needed_later(&done, &layout);
-                if keep_now != layout {
-                    let out = keep_now
-                        .iter()
-                        .map(|&v| Pick::Slot(slot(&layout, v)))
-                        .collect();
-                    steps.push(Step::Project { out });
-                    layout = keep_now;
+                Term::Const(x) => {
+                    key_cols.push(c);
+                    probe.push(Pick::Const(*x));
                 }
-            }
-            Literal::Atom { rel, args } => {
-                let AtomShape {
-                    key_cols,
-                    probe,
-                    filter,
-                    new_vars,
-                } = AtomShape::of(args, &bound, &layout, true);
-                for &(v, _) in &new_vars {
-                    bound[v] = true;
-                }
-                let mut with = layout.clone();
-                with.extend(new_vars.iter().map(|(v, _)| *v));
-                let keep_now = needed_later(&done, &with);
-                check_width(keep_now.len())?;
-                let out = keep_now
-                    .iter()
-                    .map(|&v| match new_vars.iter().find(|(x, _)| *x == v) {
-                        Some(&(_, c)) => Pick::Col(c),
-                        None => Pick::Slot(slot(&layout, v)),
-                    })
-                    .collect();
-                steps.push(Step::Join {
-                    rel: *rel,
-                    key_cols,
-                    probe,
-                    filter,
-                    out,
-                });
-                layout = keep_now;
-            }
-            Literal::Agg {
-                result,
-                func,
-                target,
-                body: inner,
-                group,
-            } => {
-                // The group in the order of the incoming row: a group that is the whole
-                // row, in order, needs no join back (`Step::groups_whole_row`).
-                let mut group = group.clone();
-                group.sort_by_key(|&v| slot(&layout, v));
-                let group = &group;
-                let group_slots: Vec<usize> = group.iter().map(|&v| slot(&layout, v)).collect();
-                let mut inner_keep: Vec<VarId> = group.clone();
-                if let Some(t) = target {
-                    t.vars(&mut inner_keep);
-                }
-                let pipe = plan_pipeline(inner, group, &inner_keep, nvars, true)?;
-                let body_set = inner.iter().all(|l| match l {
-                    Literal::Atom { args, .. } => args.iter().all(|t| match t {
-                        Term::Var(v) => pipe.layout.contains(v),
-                        Term::Const(_) => true,
-                        Term::Wild => false,
-                    }),
-                    _ => true,
-                });
-                let stream = streamed_body(*func, inner, group, &inner_keep, nvars, body_set);
-                let streamed = stream.is_some();
-                let pipe = stream.unwrap_or(pipe);
-                let target = target.as_ref().map(|t| sexpr(t, &pipe.layout));
-                let body_group = group
-                    .iter()
-                    .map(|v| pipe.layout.iter().position(|x| x == v).expect("group kept"))
-                    .collect();
-                let bound_slot = bound[*result].then(|| slot(&layout, *result));
-                bound[*result] = true;
-                let mut with = layout.clone();
-                if bound_slot.is_none() {
-                    with.push(*result);
-                }
-                let keep_now = needed_later(&done, &with);
-                check_width(keep_now.len())?;
-                let out = keep_now
-                    .iter()
-                    .map(|&v| {
-                        if v == *result && bound_slot.is_none() {
-                            Pick::Col(0)
-                        } else {
-                            Pick::Slot(slot(&layout, v))
-                        }
-                    })
-                    .collect();
-                steps.push(Step::Aggregate {
-                    group: group_slots,
-                    func: *func,
-                    body: Box::new(pipe),
-                    target,
-                    bound: bound_slot,
-                    out,
-                    body_group,
-                    body_set,
-                    streamed,
-                    lone: None,
-                });
-                layout = keep_now;
+                Term::Wild => {}
             }
         }
+        self.steps.push(Step::Antijoin {
+            rel,
+            key_cols,
+            probe,
+        });
+        self.project_needed();
     }
-    while layouts.len() < steps.len() + 1 {
-        layouts.push(layout.clone());
+
+    /// A positive atom after the source: a join keyed by what is bound.
+    fn join(&mut self, rel: RelId, args: &[Term]) -> Result<(), String> {
+        let AtomShape {
+            key_cols,
+            probe,
+            filter,
+            new_vars,
+        } = AtomShape::of(args, &self.bound, &self.layout, true);
+        for &(v, _) in &new_vars {
+            self.bound[v] = true;
+        }
+        let mut with = self.layout.clone();
+        with.extend(new_vars.iter().map(|(v, _)| *v));
+        let keep_now = self.needed_later(&with);
+        check_width(keep_now.len())?;
+        let out = keep_now
+            .iter()
+            .map(|&v| match new_vars.iter().find(|(x, _)| *x == v) {
+                Some(&(_, c)) => Pick::Col(c),
+                None => Pick::Slot(slot(&self.layout, v)),
+            })
+            .collect();
+        self.steps.push(Step::Join {
+            rel,
+            key_cols,
+            probe,
+            filter,
+            out,
+        });
+        self.layout = keep_now;
+        Ok(())
     }
-    Ok(Pipeline {
-        source,
-        steps,
-        layout,
-        layouts,
-    })
+
+    /// An aggregate: its body planned as a pipeline of its own from its group (or
+    /// streamed), its value bound to `result` (or tested against it when bound).
+    fn aggregate(
+        &mut self,
+        result: VarId,
+        func: AggFunc,
+        target: Option<&Expr>,
+        inner: &[Literal],
+        group: &[VarId],
+    ) -> Result<(), String> {
+        // The group in the order of the incoming row: a group that is the whole
+        // row, in order, needs no join back (`Step::groups_whole_row`).
+        let mut group = group.to_vec();
+        group.sort_by_key(|&v| slot(&self.layout, v));
+        let group_slots: Vec<usize> = group.iter().map(|&v| slot(&self.layout, v)).collect();
+        let mut inner_keep: Vec<VarId> = group.clone();
+        if let Some(t) = target {
+            t.vars(&mut inner_keep);
+        }
+        let (pipe, body_set, streamed) = self.aggregate_body(func, inner, &group, &inner_keep)?;
+        let target = target.map(|t| sexpr(t, &pipe.layout));
+        let body_group = group
+            .iter()
+            .map(|v| pipe.layout.iter().position(|x| x == v).expect("group kept"))
+            .collect();
+        let bound_slot = self.bound[result].then(|| slot(&self.layout, result));
+        self.bound[result] = true;
+        let mut with = self.layout.clone();
+        if bound_slot.is_none() {
+            with.push(result);
+        }
+        let keep_now = self.needed_later(&with);
+        check_width(keep_now.len())?;
+        let out = keep_now
+            .iter()
+            .map(|&v| {
+                if v == result && bound_slot.is_none() {
+                    Pick::Col(0)
+                } else {
+                    Pick::Slot(slot(&self.layout, v))
+                }
+            })
+            .collect();
+        self.steps.push(Step::Aggregate {
+            group: group_slots,
+            func,
+            body: Box::new(pipe),
+            target,
+            bound: bound_slot,
+            out,
+            body_group,
+            body_set,
+            streamed,
+            lone: None,
+        });
+        self.layout = keep_now;
+        Ok(())
+    }
+
+    /// An aggregate's body: its pipeline from the group (or the streamed one, where
+    /// [`streamed_body`] finds it), whether its atoms bind every column (a set of
+    /// rows), and whether it is streamed.
+    fn aggregate_body(
+        &self,
+        func: AggFunc,
+        inner: &[Literal],
+        group: &[VarId],
+        inner_keep: &[VarId],
+    ) -> Result<(Pipeline, bool, bool), String> {
+        let pipe = plan_pipeline(inner, group, inner_keep, self.nvars, true)?;
+        let body_set = inner.iter().all(|l| match l {
+            Literal::Atom { args, .. } => args.iter().all(|t| match t {
+                Term::Var(v) => pipe.layout.contains(v),
+                Term::Const(_) => true,
+                Term::Wild => false,
+            }),
+            _ => true,
+        });
+        let stream = streamed_body(func, inner, group, inner_keep, self.nvars, body_set);
+        let streamed = stream.is_some();
+        Ok((stream.unwrap_or(pipe), body_set, streamed))
+    }
 }
 
 #[cfg(test)]
