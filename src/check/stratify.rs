@@ -50,92 +50,33 @@ fn deps_of(lits: &[Literal], in_agg: bool, out: &mut Vec<(RelId, Edge)>) {
     }
 }
 
+/// The strata of a checked program in evaluation order: each reads only earlier
+/// strata and itself. A block's views are ordered in place, and a monotone recursive
+/// component outside any block becomes a block of its own (pushed onto `blocks`, its
+/// rules marked). Out: the strata, or every cycle that cannot be evaluated.
 pub(super) fn stratify(
     relations: &[Relation],
     rules: &mut [Rule],
     blocks: &mut Vec<Block>,
 ) -> Result<Vec<Stratum>, Vec<Diagnostic>> {
     let nrel = relations.len();
-    let node = |r: RelId| relations[r].block.map(|b| nrel + b).unwrap_or(r);
-    let nnodes = nrel + blocks.len();
-    let mut deps = Vec::new();
-    for (ri, rule) in rules.iter().enumerate() {
-        let mut d = Vec::new();
-        deps_of(&rule.body, false, &mut d);
-        for (rel, kind) in d {
-            deps.push(Dep {
-                from: node(rel),
-                to: node(rule.head),
-                kind,
-                rel,
-                rule: ri,
-            });
-        }
-    }
-    let mut adj = vec![Vec::new(); nnodes];
-    for d in &deps {
-        adj[d.from].push(d.to);
-    }
-    let comps = tarjan(&adj);
-    let mut comp_of = vec![0; nnodes];
-    for (ci, c) in comps.iter().enumerate() {
-        for &n in c {
-            comp_of[n] = ci;
-        }
-    }
-    let names: Vec<String> = (0..nnodes)
-        .map(|n| {
-            if n < nrel {
-                relations[n].name.clone()
-            } else {
-                let b = n - nrel;
-                let names: Vec<&str> = blocks[b]
-                    .state
-                    .iter()
-                    .map(|&r| relations[r].name.as_str())
-                    .collect();
-                format!("the .fixpoint block of {}", names.join(", "))
-            }
-        })
-        .collect();
-    let name = |n: usize| -> String { names[n].clone() };
+    let g = Graph::new(relations, rules, blocks);
     let mut errors = Vec::new();
     let mut strata = Vec::new();
     // Tarjan emits components downstream-first; evaluation goes upstream-first.
-    for (ci, comp) in comps.iter().enumerate().rev() {
+    for (ci, comp) in g.comps.iter().enumerate().rev() {
         // A relation declared in a block is evaluated as part of the block's node.
         if comp.len() == 1 && comp[0] < nrel && relations[comp[0]].block.is_some() {
             continue;
         }
-        let internal: Vec<&Dep> = deps
+        let internal: Vec<&Dep> = g
+            .deps
             .iter()
-            .filter(|d| comp_of[d.from] == ci && comp_of[d.to] == ci)
+            .filter(|d| g.comp_of[d.from] == ci && g.comp_of[d.to] == ci)
             .collect();
         let has_block = comp.iter().any(|&n| n >= nrel);
         if has_block && comp.len() > 1 {
-            let outside: Vec<String> = comp
-                .iter()
-                .filter(|&&n| n < nrel)
-                .map(|&n| name(n))
-                .collect();
-            let d = internal
-                .iter()
-                .find(|d| d.to < nrel)
-                .or(internal.first())
-                .expect("a cycle has edges");
-            errors.push(Diagnostic::new(
-                rules[d.rule].span,
-                format!(
-                    "{} both reads from and feeds {}; declare {} inside the block",
-                    outside
-                        .iter()
-                        .map(|n| format!("'{n}'"))
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    name(comp.iter().copied().find(|&n| n >= nrel).unwrap()),
-                    if outside.len() == 1 { "it" } else { "them" }
-                ),
-            ));
+            errors.push(g.block_in_cycle(rules, comp, &internal));
             continue;
         }
         if has_block {
@@ -152,55 +93,169 @@ pub(super) fn stratify(
             strata.push(Stratum::Flat(comp[0]));
             continue;
         }
-        let mut cycle: Vec<String> = comp.iter().map(|&n| name(n)).collect();
-        cycle.sort();
         if let Some(d) = internal.iter().find(|d| d.kind != Edge::Positive) {
-            let what = if d.kind == Edge::Negative {
-                "negation"
-            } else {
-                "aggregate"
-            };
-            errors.push(
-                Diagnostic::new(
-                    rules[d.rule].span,
-                    format!(
-                        "unstratifiable program: {} of '{}' inside a recursive cycle through {}",
-                        what,
-                        relations[d.rel].name,
-                        cycle.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ")
-                    ),
-                )
-                .with_note(
-                    relations[d.rel].span,
-                    format!("'{}' is declared here; relations declared in a .fixpoint block may negate and aggregate over one another", relations[d.rel].name),
-                ),
-            );
+            errors.push(g.unstratifiable(relations, rules, comp, d));
             continue;
         }
-        // An implicit block: monotone recursion, evaluated by rounds.
-        let id = blocks.len();
-        let mut state: Vec<RelId> = comp.clone();
-        state.sort();
-        let span: Span = relations[state[0]].span;
-        for rule in rules.iter_mut() {
-            if state.contains(&rule.head) {
-                rule.block = Some(id);
-            }
-        }
-        blocks.push(Block {
-            key: None,
-            state,
-            views: Vec::new(),
-            explicit: false,
-            span,
-        });
-        strata.push(Stratum::Block(id));
+        strata.push(Stratum::Block(implicit_block(
+            relations, rules, blocks, comp,
+        )));
     }
     if errors.is_empty() {
         Ok(strata)
     } else {
         Err(errors)
     }
+}
+
+/// The dependency graph: a node per relation, then one per block (its relations
+/// are that node), an edge per relation a rule reads; its strongly connected
+/// components (downstream first) and each node's name for messages.
+struct Graph {
+    nrel: usize,
+    deps: Vec<Dep>,
+    comps: Vec<Vec<usize>>,
+    comp_of: Vec<usize>,
+    names: Vec<String>,
+}
+
+impl Graph {
+    fn new(relations: &[Relation], rules: &[Rule], blocks: &[Block]) -> Graph {
+        let nrel = relations.len();
+        let node = |r: RelId| relations[r].block.map(|b| nrel + b).unwrap_or(r);
+        let nnodes = nrel + blocks.len();
+        let mut deps = Vec::new();
+        for (ri, rule) in rules.iter().enumerate() {
+            let mut d = Vec::new();
+            deps_of(&rule.body, false, &mut d);
+            for (rel, kind) in d {
+                deps.push(Dep {
+                    from: node(rel),
+                    to: node(rule.head),
+                    kind,
+                    rel,
+                    rule: ri,
+                });
+            }
+        }
+        let mut adj = vec![Vec::new(); nnodes];
+        for d in &deps {
+            adj[d.from].push(d.to);
+        }
+        let comps = tarjan(&adj);
+        let mut comp_of = vec![0; nnodes];
+        for (ci, c) in comps.iter().enumerate() {
+            for &n in c {
+                comp_of[n] = ci;
+            }
+        }
+        let block_name = |b: &Block| {
+            let names: Vec<&str> = b
+                .state
+                .iter()
+                .map(|&r| relations[r].name.as_str())
+                .collect();
+            format!("the .fixpoint block of {}", names.join(", "))
+        };
+        let names = (0..nnodes)
+            .map(|n| match n.checked_sub(nrel) {
+                None => relations[n].name.clone(),
+                Some(b) => block_name(&blocks[b]),
+            })
+            .collect();
+        Graph {
+            nrel,
+            deps,
+            comps,
+            comp_of,
+            names,
+        }
+    }
+
+    /// A block in a cycle with relations outside it (`comp`, its `internal` edges):
+    /// they must be declared inside it.
+    fn block_in_cycle(&self, rules: &[Rule], comp: &[usize], internal: &[&Dep]) -> Diagnostic {
+        let outside: Vec<String> = comp
+            .iter()
+            .filter(|&&n| n < self.nrel)
+            .map(|&n| format!("'{}'", self.names[n]))
+            .collect();
+        let d = internal
+            .iter()
+            .find(|d| d.to < self.nrel)
+            .or(internal.first())
+            .expect("a cycle has edges");
+        let block = comp.iter().copied().find(|&n| n >= self.nrel).unwrap();
+        Diagnostic::new(
+            rules[d.rule].span,
+            format!(
+                "{} both reads from and feeds {}; declare {} inside the block",
+                outside.join(", "),
+                self.names[block],
+                if outside.len() == 1 { "it" } else { "them" }
+            ),
+        )
+    }
+
+    /// A recursive component (`comp`) outside any block that negates or aggregates
+    /// (`d`) inside its own cycle.
+    fn unstratifiable(
+        &self,
+        relations: &[Relation],
+        rules: &[Rule],
+        comp: &[usize],
+        d: &Dep,
+    ) -> Diagnostic {
+        let mut cycle: Vec<String> = comp.iter().map(|&n| self.names[n].clone()).collect();
+        cycle.sort();
+        let what = if d.kind == Edge::Negative {
+            "negation"
+        } else {
+            "aggregate"
+        };
+        let read = &relations[d.rel];
+        Diagnostic::new(
+            rules[d.rule].span,
+            format!(
+                "unstratifiable program: {} of '{}' inside a recursive cycle through {}",
+                what,
+                read.name,
+                cycle.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ")
+            ),
+        )
+        .with_note(
+            read.span,
+            format!("'{}' is declared here; relations declared in a .fixpoint block may negate and aggregate over one another", read.name),
+        )
+    }
+}
+
+/// An implicit block for a monotone recursive component (`comp`: relations),
+/// evaluated by rounds: pushed onto `blocks`, the rules defining its relations
+/// marked. Out: its index.
+fn implicit_block(
+    relations: &[Relation],
+    rules: &mut [Rule],
+    blocks: &mut Vec<Block>,
+    comp: &[usize],
+) -> usize {
+    let id = blocks.len();
+    let mut state: Vec<RelId> = comp.to_vec();
+    state.sort();
+    let span: Span = relations[state[0]].span;
+    for rule in rules.iter_mut() {
+        if state.contains(&rule.head) {
+            rule.block = Some(id);
+        }
+    }
+    blocks.push(Block {
+        key: None,
+        state,
+        views: Vec::new(),
+        explicit: false,
+        span,
+    });
+    id
 }
 
 /// Orders a block's views so each only reads earlier ones; rejects cycles among views.
