@@ -438,6 +438,9 @@ impl Checker<'_> {
         true
     }
 
+    /// A rule, checked and lowered into `self.rules` (or its errors reported): its
+    /// literals and head, every variable grounded, its annotations allowed where
+    /// they are.
     fn rule(&mut self, rule: &ast::Rule, block: Option<BlockId>) {
         let Some(head) = self.lookup(&rule.head.relation) else {
             return;
@@ -445,132 +448,24 @@ impl Checker<'_> {
         if !self.placement(head, rule.head.span, block) {
             return;
         }
-        let errors_before = self.errors.len();
-        let mut rc = RuleChecker {
-            c: self,
-            vars: Vec::new(),
-            names: HashMap::new(),
-            extra: Vec::new(),
-            occ: Vec::new(),
+        let Some(mut lowered) = self.lower_rule(rule, head) else {
+            return;
         };
-        let mut body = Vec::new();
-        let mut spans = Vec::new();
-        for lit in &rule.body {
-            if let Some(l) = rc.literal(lit, false) {
-                body.push(l);
-                spans.push(lit.span());
-            }
-            for (l, s) in rc.extra.drain(..) {
-                body.push(l);
-                spans.push(s);
-            }
-        }
-        // Head terms.
-        let mut head_args = Vec::new();
-        if rc.c.arity(head, &rule.head) {
-            for (i, arg) in rule.head.args.iter().enumerate() {
-                let ty = rc.c.relations[head].columns[i].1;
-                match arg {
-                    ast::Expr::Wildcard(span) => {
-                        rc.c.error(*span, "'_' is not allowed in a rule head")
-                    }
-                    _ => {
-                        if let Some(t) = rc.term(arg, ty, head, i, false) {
-                            head_args.push(t);
-                        }
-                    }
-                }
-            }
-            for (l, s) in rc.extra.drain(..) {
-                body.push(l);
-                spans.push(s);
-            }
-        }
-        let mut vars = std::mem::take(&mut rc.vars);
-        let mut occ = std::mem::take(&mut rc.occ);
-        if self.errors.len() > errors_before {
+        let Some(bound) = self.grounded(rule, &mut lowered) else {
             return;
-        }
-        // Binding analysis.
-        let mut outside: Vec<VarId> = Vec::new();
-        for t in &head_args {
-            if let Term::Var(v) = t {
-                outside.push(*v);
-            }
-        }
-        set_groups(&mut body, &outside, &mut vars, &mut occ);
-        let mut bound = vec![false; vars.len()];
-        if let Err((lit, what, v)) = check_bound(&body, &mut bound) {
-            let span = occ[v]
-                .iter()
-                .copied()
-                .find(|s| s.start >= spans[lit].start && s.end <= spans[lit].end);
-            let span = span
-                .or_else(|| occ[v].first().copied())
-                .unwrap_or(spans[lit]);
-            self.error(
-                span,
-                format!("ungrounded variable {} in {}", quote(&vars[v].0), what),
-            );
-            return;
-        }
-        for (arg, a) in head_args.iter().zip(&rule.head.args) {
-            if let Term::Var(v) = arg {
-                if !bound[*v] {
-                    self.error(
-                        a.span(),
-                        format!("ungrounded variable {} in the head", quote(&vars[*v].0)),
-                    );
-                    return;
-                }
-            }
-        }
-        // Annotations.
+        };
+        let Lowered {
+            body,
+            head_args,
+            vars,
+            ..
+        } = lowered;
         let ann = &rule.annotations;
-        let is_view = self.relations[head].kind == RelKind::View;
-        let tier = match ann.tier {
-            Some((_, span)) if block.is_none() => {
-                self.error(
-                    span,
-                    "@tier is only allowed on rules inside a .fixpoint block",
-                );
-                return;
-            }
-            Some((_, span)) if is_view => {
-                self.error(
-                    span,
-                    format!(
-                        "@tier applies to accumulating relations; {} is a view",
-                        quote(&self.relations[head].name)
-                    ),
-                );
-                return;
-            }
-            Some((t, _)) => t,
-            None => 0,
+        let Some(tier) = self.tier(ann, head, block) else {
+            return;
         };
-        if let Some(span) = ann.ungated {
-            let why = if block.is_none() {
-                Some("@ungated is only allowed on rules inside a .fixpoint block".to_string())
-            } else if is_view {
-                Some(format!(
-                    "@ungated applies to accumulating relations; {} is a view",
-                    quote(&self.relations[head].name)
-                ))
-            } else if ann.tier.is_some() {
-                Some(
-                    "an @ungated rule has no tier: it holds back none and none holds it back"
-                        .into(),
-                )
-            } else if ann.explain.is_some() {
-                Some("@ungated derivations are bookkeeping and are not explained; drop @explain or @ungated".into())
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                self.error(span, why);
-                return;
-            }
+        if !self.ungated_allowed(ann, head, block) {
+            return;
         }
         let Ok(explain) = self.template(ann.explain.as_ref(), &vars, &bound, "@explain") else {
             return;
@@ -578,7 +473,7 @@ impl Checker<'_> {
         let Ok(hint) = self.template(ann.hint.as_ref(), &vars, &bound, "@hint") else {
             return;
         };
-        if is_view && explain.is_some() {
+        if self.relations[head].kind == RelKind::View && explain.is_some() {
             self.error(
                 ann.explain.as_ref().unwrap().1,
                 "@explain applies to derivations that accumulate; views are recomputed each round",
@@ -617,6 +512,165 @@ impl Checker<'_> {
         });
         self.rule_spans.push(rule.span);
     }
+
+    /// A rule's body literals (with the comparisons that expressions inside atoms
+    /// became) and head terms, lowered; `None` after reporting an error.
+    fn lower_rule(&mut self, rule: &ast::Rule, head: RelId) -> Option<Lowered> {
+        let errors_before = self.errors.len();
+        let mut rc = RuleChecker {
+            c: self,
+            vars: Vec::new(),
+            names: HashMap::new(),
+            extra: Vec::new(),
+            occ: Vec::new(),
+        };
+        let mut body = Vec::new();
+        let mut spans = Vec::new();
+        for lit in &rule.body {
+            if let Some(l) = rc.literal(lit, false) {
+                body.push(l);
+                spans.push(lit.span());
+            }
+            for (l, s) in rc.extra.drain(..) {
+                body.push(l);
+                spans.push(s);
+            }
+        }
+        let mut head_args = Vec::new();
+        if rc.c.arity(head, &rule.head) {
+            for (i, arg) in rule.head.args.iter().enumerate() {
+                let ty = rc.c.relations[head].columns[i].1;
+                match arg {
+                    ast::Expr::Wildcard(span) => {
+                        rc.c.error(*span, "'_' is not allowed in a rule head")
+                    }
+                    _ => {
+                        if let Some(t) = rc.term(arg, ty, head, i, false) {
+                            head_args.push(t);
+                        }
+                    }
+                }
+            }
+            for (l, s) in rc.extra.drain(..) {
+                body.push(l);
+                spans.push(s);
+            }
+        }
+        let vars = std::mem::take(&mut rc.vars);
+        let occ = std::mem::take(&mut rc.occ);
+        (self.errors.len() == errors_before).then_some(Lowered {
+            body,
+            spans,
+            head_args,
+            vars,
+            occ,
+        })
+    }
+
+    /// Binding analysis: aggregates' groups set, then every variable of the body and
+    /// the head bound by some literal. Out: which variables are bound; `None` after
+    /// reporting the first ungrounded one.
+    fn grounded(&mut self, rule: &ast::Rule, l: &mut Lowered) -> Option<Vec<bool>> {
+        let outside: Vec<VarId> = l
+            .head_args
+            .iter()
+            .filter_map(|t| match t {
+                Term::Var(v) => Some(*v),
+                _ => None,
+            })
+            .collect();
+        set_groups(&mut l.body, &outside, &mut l.vars, &mut l.occ);
+        let mut bound = vec![false; l.vars.len()];
+        if let Err((lit, what, v)) = check_bound(&l.body, &mut bound) {
+            let within = l.spans[lit];
+            let span = l.occ[v]
+                .iter()
+                .copied()
+                .find(|s| s.start >= within.start && s.end <= within.end);
+            let span = span.or_else(|| l.occ[v].first().copied()).unwrap_or(within);
+            let msg = format!("ungrounded variable {} in {}", quote(&l.vars[v].0), what);
+            self.error(span, msg);
+            return None;
+        }
+        for (arg, a) in l.head_args.iter().zip(&rule.head.args) {
+            if let Term::Var(v) = arg {
+                if !bound[*v] {
+                    let msg = format!("ungrounded variable {} in the head", quote(&l.vars[*v].0));
+                    self.error(a.span(), msg);
+                    return None;
+                }
+            }
+        }
+        Some(bound)
+    }
+
+    /// The rule's tier (0 without `@tier`); `None` after reporting a `@tier` outside
+    /// a block or on a view.
+    fn tier(&mut self, ann: &ast::Annotations, head: RelId, block: Option<BlockId>) -> Option<u32> {
+        match ann.tier {
+            Some((_, span)) if block.is_none() => {
+                self.error(
+                    span,
+                    "@tier is only allowed on rules inside a .fixpoint block",
+                );
+                None
+            }
+            Some((_, span)) if self.relations[head].kind == RelKind::View => {
+                let msg = format!(
+                    "@tier applies to accumulating relations; {} is a view",
+                    quote(&self.relations[head].name)
+                );
+                self.error(span, msg);
+                None
+            }
+            Some((t, _)) => Some(t),
+            None => Some(0),
+        }
+    }
+
+    /// Whether the rule's `@ungated` (if any) is allowed: inside a block, on an
+    /// accumulating relation, without `@tier` or `@explain`. Reports it if not.
+    fn ungated_allowed(
+        &mut self,
+        ann: &ast::Annotations,
+        head: RelId,
+        block: Option<BlockId>,
+    ) -> bool {
+        let Some(span) = ann.ungated else {
+            return true;
+        };
+        let why = if block.is_none() {
+            Some("@ungated is only allowed on rules inside a .fixpoint block".to_string())
+        } else if self.relations[head].kind == RelKind::View {
+            Some(format!(
+                "@ungated applies to accumulating relations; {} is a view",
+                quote(&self.relations[head].name)
+            ))
+        } else if ann.tier.is_some() {
+            Some("an @ungated rule has no tier: it holds back none and none holds it back".into())
+        } else if ann.explain.is_some() {
+            Some("@ungated derivations are bookkeeping and are not explained; drop @explain or @ungated".into())
+        } else {
+            None
+        };
+        match why {
+            Some(why) => {
+                self.error(span, why);
+                false
+            }
+            None => true,
+        }
+    }
+}
+
+/// A rule as lowered, before binding analysis: its body literals with their spans,
+/// its head terms, its variables (name, type) and where each is written.
+struct Lowered {
+    body: Vec<Literal>,
+    spans: Vec<Span>,
+    head_args: Vec<Term>,
+    vars: Vec<(String, Type)>,
+    occ: Vec<Vec<Span>>,
 }
 
 enum ConstVal {
@@ -838,6 +892,8 @@ impl RuleChecker<'_, '_> {
         Some((rel, args))
     }
 
+    /// A body literal (`in_agg`: inside an aggregate's body), lowered; `None` after
+    /// reporting an error.
     fn literal(&mut self, lit: &ast::Literal, in_agg: bool) -> Option<Literal> {
         match lit {
             ast::Literal::Atom(atom) => {
@@ -857,98 +913,108 @@ impl RuleChecker<'_, '_> {
                 }
                 Some(Literal::Neg { rel, args })
             }
-            ast::Literal::Compare(a, op, b, span) => {
-                // Let a bare variable take the type of the other side.
-                let (lhs, lt, rhs, rt) = match (a, b) {
-                    (ast::Expr::Var(v), other) if !self.names.contains_key(&v.name) => {
-                        let (r, rt) = self.expr(other)?;
-                        let l = self.var(v, Some(rt))?;
-                        (Expr::Var(l), rt, r, rt)
-                    }
-                    (other, ast::Expr::Var(v)) if !self.names.contains_key(&v.name) => {
-                        let (l, lt) = self.expr(other)?;
-                        let r = self.var(v, Some(lt))?;
-                        (l, lt, Expr::Var(r), lt)
-                    }
-                    _ => {
-                        let (l, lt) = self.expr(a)?;
-                        let (r, rt) = self.expr(b)?;
-                        (l, lt, r, rt)
-                    }
-                };
-                if lt != rt {
+            ast::Literal::Compare(a, op, b, span) => self.compare(a, *op, b, *span),
+            ast::Literal::Aggregate(agg) => self.aggregate(agg),
+        }
+    }
+
+    /// A comparison: both sides of one type (a bare variable not seen before takes
+    /// the other side's); symbols ordered by their text.
+    fn compare(
+        &mut self,
+        a: &ast::Expr,
+        op: ast::CmpOp,
+        b: &ast::Expr,
+        span: Span,
+    ) -> Option<Literal> {
+        let (lhs, lt, rhs, rt) = match (a, b) {
+            (ast::Expr::Var(v), other) if !self.names.contains_key(&v.name) => {
+                let (r, rt) = self.expr(other)?;
+                let l = self.var(v, Some(rt))?;
+                (Expr::Var(l), rt, r, rt)
+            }
+            (other, ast::Expr::Var(v)) if !self.names.contains_key(&v.name) => {
+                let (l, lt) = self.expr(other)?;
+                let r = self.var(v, Some(lt))?;
+                (l, lt, Expr::Var(r), lt)
+            }
+            _ => {
+                let (l, lt) = self.expr(a)?;
+                let (r, rt) = self.expr(b)?;
+                (l, lt, r, rt)
+            }
+        };
+        if lt != rt {
+            let msg = format!(
+                "type mismatch: comparing a {} with a {}",
+                lt.name(),
+                rt.name()
+            );
+            self.c.error(span, msg);
+            return None;
+        }
+        let op = lower_cmp(op);
+        let text = lt == Type::Symbol && !matches!(op, CmpOp::Eq | CmpOp::Ne);
+        Some(Literal::Cmp { lhs, op, rhs, text })
+    }
+
+    /// An aggregate: its body lowered on its own (the comparisons its atoms'
+    /// expressions become stay inside it), its target and result numbers; a result
+    /// that is an expression becomes a fresh variable equated to it after it.
+    fn aggregate(&mut self, agg: &ast::Aggregate) -> Option<Literal> {
+        let saved = std::mem::take(&mut self.extra);
+        let mut body = Vec::new();
+        for l in &agg.body {
+            body.push(self.literal(l, true)?);
+        }
+        body.extend(self.extra.drain(..).map(|(l, _)| l));
+        self.extra = saved;
+        let func = match agg.func {
+            ast::AggFunc::Count => AggFunc::Count,
+            ast::AggFunc::Sum => AggFunc::Sum,
+            ast::AggFunc::Min => AggFunc::Min,
+            ast::AggFunc::Max => AggFunc::Max,
+        };
+        let target = match &agg.target {
+            Some(t) => {
+                let (e, ty) = self.expr(t)?;
+                if ty != Type::Number {
+                    self.c.error(t.span(), "only numbers can be aggregated");
+                    return None;
+                }
+                Some(e)
+            }
+            None => None,
+        };
+        let result = match &agg.result {
+            ast::Expr::Var(id) => self.var(id, Some(Type::Number))?,
+            other => {
+                let (e, ty) = self.expr(other)?;
+                if ty != Type::Number {
                     self.c.error(
-                        *span,
-                        format!(
-                            "type mismatch: comparing a {} with a {}",
-                            lt.name(),
-                            rt.name()
-                        ),
+                        other.span(),
+                        "type mismatch: an aggregate's result is a number",
                     );
                     return None;
                 }
-                let op = lower_cmp(*op);
-                let text = lt == Type::Symbol && !matches!(op, CmpOp::Eq | CmpOp::Ne);
-                Some(Literal::Cmp { lhs, op, rhs, text })
+                let v = self.fresh(Type::Number);
+                let equal = Literal::Cmp {
+                    lhs: e,
+                    op: CmpOp::Eq,
+                    rhs: Expr::Var(v),
+                    text: false,
+                };
+                self.extra.push((equal, agg.span));
+                v
             }
-            ast::Literal::Aggregate(agg) => {
-                let saved = std::mem::take(&mut self.extra);
-                let mut body = Vec::new();
-                for l in &agg.body {
-                    body.push(self.literal(l, true)?);
-                }
-                body.extend(self.extra.drain(..).map(|(l, _)| l));
-                self.extra = saved;
-                let func = match agg.func {
-                    ast::AggFunc::Count => AggFunc::Count,
-                    ast::AggFunc::Sum => AggFunc::Sum,
-                    ast::AggFunc::Min => AggFunc::Min,
-                    ast::AggFunc::Max => AggFunc::Max,
-                };
-                let target = match &agg.target {
-                    Some(t) => {
-                        let (e, ty) = self.expr(t)?;
-                        if ty != Type::Number {
-                            self.c.error(t.span(), "only numbers can be aggregated");
-                            return None;
-                        }
-                        Some(e)
-                    }
-                    None => None,
-                };
-                let result = match &agg.result {
-                    ast::Expr::Var(id) => self.var(id, Some(Type::Number))?,
-                    other => {
-                        let (e, ty) = self.expr(other)?;
-                        if ty != Type::Number {
-                            self.c.error(
-                                other.span(),
-                                "type mismatch: an aggregate's result is a number",
-                            );
-                            return None;
-                        }
-                        let v = self.fresh(Type::Number);
-                        self.extra.push((
-                            Literal::Cmp {
-                                lhs: e,
-                                op: CmpOp::Eq,
-                                rhs: Expr::Var(v),
-                                text: false,
-                            },
-                            agg.span,
-                        ));
-                        v
-                    }
-                };
-                Some(Literal::Agg {
-                    result,
-                    func,
-                    target,
-                    body,
-                    group: Vec::new(),
-                })
-            }
-        }
+        };
+        Some(Literal::Agg {
+            result,
+            func,
+            target,
+            body,
+            group: Vec::new(),
+        })
     }
 }
 
