@@ -145,63 +145,113 @@ fn is_ident_char(b: u8) -> bool {
 /// Splits `text` (the contents of file `file`) into tokens. The result always ends
 /// with exactly one [`TokenKind::Eof`]. Never panics.
 pub(crate) fn lex(file: FileId, text: &str) -> Vec<Token> {
-    let bytes = text.as_bytes();
-    let len = bytes.len();
-    let mut toks: Vec<Token> = Vec::new();
-    let mut i = 0;
-    let mut line_start = true;
-    let at = |i: usize| bytes.get(i).copied().unwrap_or(0);
-    let ident_end = |mut j: usize| {
-        while j < len && is_ident_char(bytes[j]) {
+    let mut lx = Lexer {
+        file,
+        text,
+        bytes: text.as_bytes(),
+        i: 0,
+        line_start: true,
+        toks: Vec::new(),
+    };
+    while lx.i < lx.bytes.len() {
+        if lx.skip_blank() {
+            continue;
+        }
+        let start = lx.i;
+        let kind = lx.kind();
+        lx.i = lx.end_of(&kind);
+        lx.toks.push(Token {
+            kind,
+            span: Span::new(file, start, lx.i),
+            line_start: lx.line_start,
+        });
+        lx.line_start = false;
+    }
+    let end = lx.toks.last().map_or(0, |t| t.span.end as usize);
+    lx.toks.push(Token {
+        kind: TokenKind::Eof,
+        span: Span::new(file, end, end),
+        line_start: lx.line_start,
+    });
+    lx.toks
+}
+
+/// The lexer's place in one file's text: the offset `i`, whether no token has
+/// started its line yet, and the tokens so far.
+struct Lexer<'t> {
+    file: FileId,
+    text: &'t str,
+    bytes: &'t [u8],
+    i: usize,
+    line_start: bool,
+    toks: Vec<Token>,
+}
+
+impl Lexer<'_> {
+    /// The byte at `i` (0 past the end).
+    fn at(&self, i: usize) -> u8 {
+        self.bytes.get(i).copied().unwrap_or(0)
+    }
+
+    /// Where the run of identifier characters from `j` ends.
+    fn ident_end(&self, mut j: usize) -> usize {
+        while j < self.bytes.len() && is_ident_char(self.bytes[j]) {
             j += 1;
         }
         j
-    };
+    }
 
-    while i < len {
-        let b = bytes[i];
-        // White space and comments.
-        match b {
-            b'\n' => {
-                line_start = true;
-                i += 1;
-                continue;
-            }
-            b' ' | b'\t' | b'\r' | 0x0b | 0x0c => {
-                i += 1;
-                continue;
-            }
-            b'/' if at(i + 1) == b'/' => {
-                while i < len && bytes[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            b'/' if at(i + 1) == b'*' => {
-                match text[i + 2..].find("*/") {
-                    Some(off) => {
-                        let end = i + 2 + off + 2;
-                        if text[i..end].contains('\n') {
-                            line_start = false;
-                        }
-                        i = end;
-                    }
-                    None => {
-                        toks.push(Token {
-                            kind: TokenKind::Error("unterminated comment".into()),
-                            span: Span::new(file, i, i + 2),
-                            line_start,
-                        });
-                        i = len;
-                    }
-                }
-                continue;
-            }
-            _ => {}
+    /// Where the run of digits from `j` ends.
+    fn digits_end(&self, mut j: usize) -> usize {
+        while j < self.bytes.len() && self.bytes[j].is_ascii_digit() {
+            j += 1;
         }
+        j
+    }
 
-        let start = i;
-        let kind = match b {
+    /// Skips one white space character or comment at `i`, if there is one (an
+    /// unterminated comment becomes an error token that runs to the end).
+    fn skip_blank(&mut self) -> bool {
+        let (i, len) = (self.i, self.bytes.len());
+        match self.bytes[i] {
+            b'\n' => {
+                self.line_start = true;
+                self.i += 1;
+            }
+            b' ' | b'\t' | b'\r' | 0x0b | 0x0c => self.i += 1,
+            b'/' if self.at(i + 1) == b'/' => {
+                while self.i < len && self.bytes[self.i] != b'\n' {
+                    self.i += 1;
+                }
+            }
+            b'/' if self.at(i + 1) == b'*' => match self.text[i + 2..].find("*/") {
+                Some(off) => {
+                    let end = i + 2 + off + 2;
+                    if self.text[i..end].contains('\n') {
+                        self.line_start = false;
+                    }
+                    self.i = end;
+                }
+                None => {
+                    self.toks.push(Token {
+                        kind: TokenKind::Error("unterminated comment".into()),
+                        span: Span::new(self.file, i, i + 2),
+                        line_start: self.line_start,
+                    });
+                    self.i = len;
+                }
+            },
+            _ => return false,
+        }
+        true
+    }
+
+    /// The kind of the token that starts at `i`.
+    fn kind(&self) -> TokenKind {
+        let (i, text) = (self.i, self.text);
+        let b = self.bytes[i];
+        let next = self.at(i + 1);
+        match b {
             b'(' => TokenKind::LParen,
             b')' => TokenKind::RParen,
             b'{' => TokenKind::LBrace,
@@ -213,27 +263,26 @@ pub(crate) fn lex(file: FileId, text: &str) -> Vec<Token> {
             b'/' => TokenKind::Slash,
             b'%' => TokenKind::Percent,
             b'=' => TokenKind::Eq,
-            b':' if at(i + 1) == b'-' => TokenKind::ColonDash,
+            b':' if next == b'-' => TokenKind::ColonDash,
             b':' => TokenKind::Colon,
-            b'!' if at(i + 1) == b'=' => TokenKind::Ne,
+            b'!' if next == b'=' => TokenKind::Ne,
             b'!' => TokenKind::Bang,
-            b'<' if at(i + 1) == b'=' => TokenKind::Le,
-            b'<' if at(i + 1) == b':' => TokenKind::Subtype,
+            b'<' if next == b'=' => TokenKind::Le,
+            b'<' if next == b':' => TokenKind::Subtype,
             b'<' => TokenKind::Lt,
-            b'>' if at(i + 1) == b'=' => TokenKind::Ge,
+            b'>' if next == b'=' => TokenKind::Ge,
             b'>' => TokenKind::Gt,
-            b'.' if is_ident_start(at(i + 1)) => {
-                let end = ident_end(i + 1);
-                let name = &text[i + 1..end];
-                if line_start || KNOWN_DIRECTIVES.contains(&name) {
+            b'.' if is_ident_start(next) => {
+                let name = &text[i + 1..self.ident_end(i + 1)];
+                if self.line_start || KNOWN_DIRECTIVES.contains(&name) {
                     TokenKind::Directive(name.to_string())
                 } else {
                     TokenKind::Dot
                 }
             }
             b'.' => TokenKind::Dot,
-            b'#' | b'@' if is_ident_start(at(i + 1)) => {
-                let name = text[i + 1..ident_end(i + 1)].to_string();
+            b'#' | b'@' if is_ident_start(next) => {
+                let name = text[i + 1..self.ident_end(i + 1)].to_string();
                 if b == b'#' {
                     TokenKind::Hash(name)
                 } else {
@@ -241,65 +290,44 @@ pub(crate) fn lex(file: FileId, text: &str) -> Vec<Token> {
                 }
             }
             b'"' => lex_string(text, i).0,
-            b'0'..=b'9' => {
-                let mut value: u64 = 0;
-                let mut j = i;
-                while j < len && bytes[j].is_ascii_digit() {
-                    value = value
-                        .saturating_mul(10)
-                        .saturating_add(u64::from(bytes[j] - b'0'));
-                    j += 1;
-                }
-                TokenKind::Number(value)
-            }
-            _ if is_ident_start(b) => {
-                let name = &text[i..ident_end(i)];
-                if name == "_" {
-                    TokenKind::Underscore
-                } else {
-                    TokenKind::Ident(name.to_string())
-                }
-            }
+            b'0'..=b'9' => TokenKind::Number(
+                self.bytes[i..self.digits_end(i)]
+                    .iter()
+                    .fold(0u64, |value, d| {
+                        value.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+                    }),
+            ),
+            _ if is_ident_start(b) => match &text[i..self.ident_end(i)] {
+                "_" => TokenKind::Underscore,
+                name => TokenKind::Ident(name.to_string()),
+            },
             _ => {
                 let c = text[i..].chars().next().unwrap_or('\u{fffd}');
                 TokenKind::Error(format!("unexpected character {c:?}"))
             }
-        };
-        // Where the token ends.
-        i = match &kind {
+        }
+    }
+
+    /// Where the token of `kind` that starts at `i` ends.
+    fn end_of(&self, kind: &TokenKind) -> usize {
+        let (i, text) = (self.i, self.text);
+        match kind {
             TokenKind::ColonDash
             | TokenKind::Ne
             | TokenKind::Le
             | TokenKind::Ge
             | TokenKind::Subtype => i + 2,
-            TokenKind::Directive(_) | TokenKind::Hash(_) | TokenKind::Annot(_) => ident_end(i + 1),
-            TokenKind::Ident(_) | TokenKind::Underscore => ident_end(i),
-            TokenKind::Number(_) => {
-                let mut j = i;
-                while j < len && bytes[j].is_ascii_digit() {
-                    j += 1;
-                }
-                j
+            TokenKind::Directive(_) | TokenKind::Hash(_) | TokenKind::Annot(_) => {
+                self.ident_end(i + 1)
             }
+            TokenKind::Ident(_) | TokenKind::Underscore => self.ident_end(i),
+            TokenKind::Number(_) => self.digits_end(i),
             TokenKind::Str(_) => lex_string(text, i).1,
-            TokenKind::Error(_) if b == b'"' => lex_string(text, i).1,
+            TokenKind::Error(_) if self.bytes[i] == b'"' => lex_string(text, i).1,
             TokenKind::Error(_) => i + text[i..].chars().next().map_or(1, char::len_utf8),
             _ => i + 1,
-        };
-        toks.push(Token {
-            kind,
-            span: Span::new(file, start, i),
-            line_start,
-        });
-        line_start = false;
+        }
     }
-    let end = toks.last().map_or(0, |t| t.span.end as usize);
-    toks.push(Token {
-        kind: TokenKind::Eof,
-        span: Span::new(file, end, end),
-        line_start,
-    });
-    toks
 }
 
 /// Lexes the string literal starting at `text[start] == '"'`. Returns the token (a
