@@ -60,6 +60,8 @@ fn cols(c: &[usize]) -> String {
     format!("[{}]", v.join(", "))
 }
 
+/// A pipeline's lines: its source, then a line per step (a projection has none; an
+/// aggregate's body is nested under it), each with the layout after it.
 fn pipeline(out: &mut String, p: &Pipeline, prog: &Program, rule: &Rule, indent: &str) {
     let names = |i: usize| -> Vec<String> {
         p.layouts
@@ -68,124 +70,131 @@ fn pipeline(out: &mut String, p: &Pipeline, prog: &Program, rule: &Rule, indent:
             .unwrap_or_default()
     };
     let rel = |r: RelId| prog.relations[r].name.clone();
-    match &p.source {
-        Source::Scan { rel: r, filter, .. } => {
-            let _ = writeln!(
-                out,
-                "{indent}scan {}{} -> ({})",
-                rel(*r),
-                filter_text(filter),
-                names(0).join(", ")
-            );
-        }
-        Source::Unit => {
-            let _ = writeln!(out, "{indent}unit");
-        }
-        Source::Given => {
-            let _ = writeln!(out, "{indent}for each group ({})", names(0).join(", "));
-        }
-        Source::Lone { count, rel: r, .. } => {
-            let _ = writeln!(
-                out,
-                "{indent}scan {} alone in its {} group (count 1, from the count) -> ({})",
-                rel(*r),
-                rel(*count),
-                names(0).join(", ")
-            );
-        }
-    }
+    let first = names(0).join(", ");
+    let _ = match &p.source {
+        Source::Scan { rel: r, filter, .. } => writeln!(
+            out,
+            "{indent}scan {}{} -> ({first})",
+            rel(*r),
+            filter_text(filter)
+        ),
+        Source::Unit => writeln!(out, "{indent}unit"),
+        Source::Given => writeln!(out, "{indent}for each group ({first})"),
+        Source::Lone { count, rel: r, .. } => writeln!(
+            out,
+            "{indent}scan {} alone in its {} group (count 1, from the count) -> ({first})",
+            rel(*r),
+            rel(*count)
+        ),
+    };
     for (i, s) in p.steps.iter().enumerate() {
         let slots = names(i);
         let after = names(i + 1).join(", ");
-        match s {
+        if let Step::Aggregate { .. } = s {
+            aggregate(out, s, prog, rule, indent, &slots, &after);
+            continue;
+        }
+        let keys = |probe: &[Pick]| -> String {
+            let keys: Vec<String> = probe.iter().map(|x| pick(x, &slots, "")).collect();
+            keys.join(", ")
+        };
+        let _ = match s {
             Step::Join {
                 rel: r,
                 key_cols,
                 probe,
                 filter,
                 ..
-            } => {
-                let keys: Vec<String> = probe.iter().map(|x| pick(x, &slots, "")).collect();
-                let _ = writeln!(
-                    out,
-                    "{indent}join {} by {} = ({}){} -> ({after})",
-                    rel(*r),
-                    cols(key_cols),
-                    keys.join(", "),
-                    filter_text(filter)
-                );
-            }
+            } => writeln!(
+                out,
+                "{indent}join {} by {} = ({}){} -> ({after})",
+                rel(*r),
+                cols(key_cols),
+                keys(probe),
+                filter_text(filter)
+            ),
             Step::Antijoin {
                 rel: r,
                 key_cols,
                 probe,
-            } => {
-                let keys: Vec<String> = probe.iter().map(|x| pick(x, &slots, "")).collect();
-                let _ = writeln!(
-                    out,
-                    "{indent}antijoin {} by {} = ({})",
-                    rel(*r),
-                    cols(key_cols),
-                    keys.join(", ")
-                );
-            }
-            Step::Filter { lhs, op, rhs, text } => {
-                let _ = writeln!(
-                    out,
-                    "{indent}filter {} {} {}{}",
-                    expr(lhs, &slots),
-                    cmp(*op),
-                    expr(rhs, &slots),
-                    if *text { " (by text)" } else { "" }
-                );
-            }
-            Step::Project { .. } => {}
+            } => writeln!(
+                out,
+                "{indent}antijoin {} by {} = ({})",
+                rel(*r),
+                cols(key_cols),
+                keys(probe)
+            ),
+            Step::Filter { lhs, op, rhs, text } => writeln!(
+                out,
+                "{indent}filter {} {} {}{}",
+                expr(lhs, &slots),
+                cmp(*op),
+                expr(rhs, &slots),
+                if *text { " (by text)" } else { "" }
+            ),
             Step::Assign { expr: e, .. } => {
-                let _ = writeln!(out, "{indent}assign {} -> ({after})", expr(e, &slots));
+                writeln!(out, "{indent}assign {} -> ({after})", expr(e, &slots))
             }
-            Step::Aggregate {
-                group,
-                func,
-                body,
-                target,
-                bound,
-                lone,
-                streamed,
-                ..
-            } => {
-                let g: Vec<String> = group.iter().map(|&s| slots[s].clone()).collect();
-                let f = format!("{func:?}").to_lowercase();
-                let of = target
-                    .as_ref()
-                    .map(|t| {
-                        let inner: Vec<String> = body
-                            .layout
-                            .iter()
-                            .map(|&v| rule.vars[v].0.clone())
-                            .collect();
-                        format!(" of {}", expr(t, &inner))
-                    })
-                    .unwrap_or_default();
-                let _ = writeln!(
-                    out,
-                    "{indent}aggregate {f}{of} per ({}) -> ({after}):",
-                    g.join(", ")
-                );
-                if *streamed {
-                    let _ = writeln!(
-                        out,
-                        "{indent}    (its body on its own, every binding weighed as it comes)"
-                    );
-                }
-                pipeline(out, body, prog, rule, &format!("{indent}    "));
-                if lone.is_some() {
-                    let _ = writeln!(out, "{indent}    (and hands on the groups of one row)");
-                }
-                if let Some(b) = bound {
-                    let _ = writeln!(out, "{indent}filter {} = {f}", slots[*b]);
-                }
-            }
-        }
+            Step::Project { .. } | Step::Aggregate { .. } => Ok(()),
+        };
+    }
+}
+
+/// An aggregate step's lines (`slots`: the names of its incoming row, `after`: of
+/// the row after it): the aggregate, its body nested, and the test of a value
+/// already bound.
+fn aggregate(
+    out: &mut String,
+    s: &Step,
+    prog: &Program,
+    rule: &Rule,
+    indent: &str,
+    slots: &[String],
+    after: &str,
+) {
+    let Step::Aggregate {
+        group,
+        func,
+        body,
+        target,
+        bound,
+        lone,
+        streamed,
+        ..
+    } = s
+    else {
+        unreachable!("aggregate lines are an aggregate's")
+    };
+    let g: Vec<String> = group.iter().map(|&s| slots[s].clone()).collect();
+    let f = format!("{func:?}").to_lowercase();
+    let of = target
+        .as_ref()
+        .map(|t| {
+            let inner: Vec<String> = body
+                .layout
+                .iter()
+                .map(|&v| rule.vars[v].0.clone())
+                .collect();
+            format!(" of {}", expr(t, &inner))
+        })
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "{indent}aggregate {f}{of} per ({}) -> ({after}):",
+        g.join(", ")
+    );
+    if *streamed {
+        let _ = writeln!(
+            out,
+            "{indent}    (its body on its own, every binding weighed as it comes)"
+        );
+    }
+    pipeline(out, body, prog, rule, &format!("{indent}    "));
+    if lone.is_some() {
+        let _ = writeln!(out, "{indent}    (and hands on the groups of one row)");
+    }
+    if let Some(b) = bound {
+        let _ = writeln!(out, "{indent}filter {} = {f}", slots[*b]);
     }
 }
 
