@@ -271,7 +271,7 @@ fn render_views<'s, 'i, R: Rounds, const W: usize>(
     for (v, rules) in spec.views {
         let mut parts = Vec::new();
         for rp in rules {
-            parts.push(render_rule(ienv, rp).0);
+            parts.push(render_rule(ienv, rp, None).0);
         }
         // A lone rule that yields a set needs no distinct. Views take no inputs
         // from the session: only a view with program facts enters its input.
@@ -314,7 +314,10 @@ where
         explained: Vec::new(),
     };
     for rp in spec.rules {
-        let (h, ev) = render_rule(ienv, rp);
+        // Gated, a rule's rows carry its tier (see `new_by_tier`).
+        let tag = (!rp.ungated && tier_in_row(spec, ienv.arities[rp.head], W))
+            .then_some(rp.tier as Value);
+        let (h, ev) = render_rule(ienv, rp, tag);
         if rp.ungated {
             derived.ungated.entry(rp.head).or_default().push(h);
             continue;
@@ -400,6 +403,14 @@ where
     Gated { additions, allowed }
 }
 
+/// Whether a gated block's rules deriving a relation of `arity` write their tier
+/// into their rows (the column after the fact's last, free at width `w`), so that
+/// one operator takes the tags out of all the relation's derivations, not two for
+/// each tier (one to gather its rules' rows and one to tag them).
+fn tier_in_row(spec: &BlockSpec<'_>, arity: usize, w: usize) -> bool {
+    spec.tiers.len() > 1 && arity < w
+}
+
 /// For each state relation: its derivations in this round tagged with their tier
 /// ((fact, [tier])), less those already in the state.
 fn new_by_tier<'i, R: Rounds, const W: usize>(
@@ -413,20 +424,43 @@ where
 {
     let mut new: Vec<(RelId, Tagged<'i, R, W>)> = Vec::new();
     for &s in spec.state {
-        let tagged: Vec<Tagged<'i, R, W>> = spec
-            .tiers
-            .iter()
-            .filter_map(|&t| {
-                let hs = heads.get(&(s, t))?;
-                Some(concatenate(inner, hs.clone()).map(move |r| (r, row(&[t as Value]))))
-            })
-            .collect();
+        let arity = ienv.arities[s];
+        let in_row = tier_in_row(spec, arity, W);
+        let tagged: Vec<Tagged<'i, R, W>> = if in_row {
+            // The rules wrote their tier after the fact: one operator takes it out.
+            let hs: Vec<_> = spec
+                .tiers
+                .iter()
+                .filter_map(|&t| heads.get(&(s, t)))
+                .flatten()
+                .cloned()
+                .collect();
+            if hs.is_empty() {
+                Vec::new()
+            } else {
+                vec![concatenate(inner, hs).map(move |mut r| {
+                    let t = std::mem::take(&mut r[arity]);
+                    (r, row(&[t]))
+                })]
+            }
+        } else {
+            spec.tiers
+                .iter()
+                .filter_map(|&t| {
+                    let hs = heads.get(&(s, t))?;
+                    Some(concatenate(inner, hs.clone()).map(move |r| (r, row(&[t as Value]))))
+                })
+                .collect()
+        };
         if tagged.is_empty() {
             continue;
         }
-        let all: Vec<usize> = (0..ienv.arities[s]).collect();
+        let all: Vec<usize> = (0..arity).collect();
         let state_arr = ienv.keys_pub(s, &all);
-        let tagged = concatenate(inner, tagged);
+        let tagged = match tagged.len() {
+            1 => tagged.into_iter().next().unwrap(),
+            _ => concatenate(inner, tagged),
+        };
         let matched = tagged
             .clone()
             .join_core(state_arr, |k, v, &()| Some((*k, *v)));

@@ -821,16 +821,20 @@ pub type RuleOutput<'s, T, const W: usize> = (
 );
 
 /// Renders a rule: its head rows, and with explanations (head, [rule, bindings...]).
-/// With a profile, the rule's operators and derivations are recorded.
+/// With `tag`, each head row carries that value in the column after the head's last
+/// (the rule's tier, for the block's gate: written where the row is built, so no
+/// operator of its own tags the rule's rows); the explanations' heads do not. With a
+/// profile, the rule's operators and derivations are recorded.
 pub fn render_rule<'s, T: Time, const W: usize>(
     env: &mut Env<'s, T, W>,
     rp: &RulePlan,
+    tag: Option<Value>,
 ) -> RuleOutput<'s, T, W>
 where
     Wide<W>: ExchangeData,
 {
     let first = env.next_operator();
-    let (mut heads, explained) = render_rule_body(env, rp);
+    let (mut heads, explained) = render_rule_body(env, rp, tag);
     if let Some(profile) = env.profile.clone() {
         let (rule, cell) = (rp.rule, profile.clone());
         heads = heads.inspect(move |(_, t, d)| cell.borrow_mut().derived(rule, t.round(), *d));
@@ -843,15 +847,20 @@ where
 fn render_rule_body<'s, T: Time, const W: usize>(
     env: &mut Env<'s, T, W>,
     rp: &RulePlan,
+    tag: Option<Value>,
 ) -> RuleOutput<'s, T, W>
 where
     Wide<W>: ExchangeData,
 {
     let head = rp.head_out.clone();
+    let at = head.len();
+    assert!(tag.is_none() || at < W, "a tag needs a free column");
     match &rp.explain {
         None => {
-            // The head projection runs in the body's last operator.
-            let finish = Pending(vec![Stage::Step(Step::Project { out: head })]);
+            // The head projection (and the tag) runs in the body's last operator.
+            let mut out = head;
+            out.extend(tag.map(Pick::Const));
+            let finish = Pending(vec![Stage::Step(Step::Project { out })]);
             let (rows, pending) = render_lazy(env, &rp.body, None, finish);
             (pending.render(rows), None)
         }
@@ -864,7 +873,13 @@ where
                     .apply(r)
                     .map(|r| (build(&head, &r, &[]), build(&picks, &r, &[])))
             });
-            (pairs.clone().map(|(h, _)| h), Some(pairs))
+            let heads = pairs.clone().map(move |(mut h, _)| {
+                if let Some(t) = tag {
+                    h[at] = t;
+                }
+                h
+            });
+            (heads, Some(pairs))
         }
     }
 }

@@ -588,7 +588,7 @@ where
         };
         let mut evs = Vec::new();
         for rp in rules {
-            let (h, ev) = render_rule(&mut self.env, rp);
+            let (h, ev) = render_rule(&mut self.env, rp, None);
             parts.push(h);
             if let (Some(ev), true) = (ev, self.plan.explain) {
                 evs.push(ev);
