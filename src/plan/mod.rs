@@ -905,24 +905,31 @@ impl Planner<'_> {
             _ => unreachable!("ready assignment"),
         };
         let expr = sexpr(expr, &self.layout);
-        self.bound[var] = true;
+        let out = self.bind_value(Some(var))?;
+        self.steps.push(Step::Assign { expr, out });
+        Ok(())
+    }
+
+    /// The picks of the row after a step that computes one value (column 0 of its
+    /// output), bound to `var` (`None`: the value is only tested), and the layout
+    /// moved on to the variables still needed.
+    fn bind_value(&mut self, var: Option<VarId>) -> Result<Vec<Pick>, String> {
         let mut with: Vec<VarId> = self.layout.clone();
-        with.push(var);
+        if let Some(var) = var {
+            self.bound[var] = true;
+            with.push(var);
+        }
         let keep_now = self.needed_later(&with);
         check_width(keep_now.len())?;
         let out = keep_now
             .iter()
-            .map(|&v| {
-                if v == var {
-                    Pick::Col(0)
-                } else {
-                    Pick::Slot(slot(&self.layout, v))
-                }
+            .map(|&v| match var {
+                Some(var) if v == var => Pick::Col(0),
+                _ => Pick::Slot(slot(&self.layout, v)),
             })
             .collect();
-        self.steps.push(Step::Assign { expr, out });
         self.layout = keep_now;
-        Ok(())
+        Ok(out)
     }
 
     /// A negated atom: an antijoin keyed by its variables and constants.
@@ -1009,23 +1016,7 @@ impl Planner<'_> {
             .map(|v| pipe.layout.iter().position(|x| x == v).expect("group kept"))
             .collect();
         let bound_slot = self.bound[result].then(|| slot(&self.layout, result));
-        self.bound[result] = true;
-        let mut with = self.layout.clone();
-        if bound_slot.is_none() {
-            with.push(result);
-        }
-        let keep_now = self.needed_later(&with);
-        check_width(keep_now.len())?;
-        let out = keep_now
-            .iter()
-            .map(|&v| {
-                if v == result && bound_slot.is_none() {
-                    Pick::Col(0)
-                } else {
-                    Pick::Slot(slot(&self.layout, v))
-                }
-            })
-            .collect();
+        let out = self.bind_value(bound_slot.is_none().then_some(result))?;
         self.steps.push(Step::Aggregate {
             group: group_slots,
             func,
@@ -1038,7 +1029,6 @@ impl Planner<'_> {
             streamed,
             lone: None,
         });
-        self.layout = keep_now;
         Ok(())
     }
 
