@@ -519,6 +519,24 @@ impl Outputs {
     }
 }
 
+/// `rows` split by one operator into `parts` collections: `route` names each
+/// update's part (below `parts`) and what goes there.
+fn split_by<'s, D, E>(
+    rows: Collection<'s, Epoch, D>,
+    parts: usize,
+    route: impl Fn((D, Epoch, isize)) -> (u64, (E, Epoch, isize)) + 'static,
+) -> Vec<Collection<'s, Epoch, E>>
+where
+    D: ExchangeData,
+    E: ExchangeData,
+{
+    rows.inner
+        .partition(parts as u64, route)
+        .into_iter()
+        .map(|p| p.as_collection())
+        .collect()
+}
+
 /// The one input and what one operator splits it into. Out: the input, the unit
 /// relation's collection, and each relation's input collection.
 fn new_inputs<'s, const W: usize>(
@@ -530,12 +548,7 @@ where
 {
     let (all, tagged) = scope.new_collection::<(u32, Wide<W>), isize>();
     let route = |((rel, r), t, d): ((u32, Wide<W>), Epoch, isize)| (rel as u64, (r, t, d));
-    let mut parts: Vec<Collection<'s, Epoch, Wide<W>>> = tagged
-        .inner
-        .partition(relations as u64 + 1, route)
-        .into_iter()
-        .map(|p| p.as_collection())
-        .collect();
+    let mut parts = split_by(tagged, relations + 1, route);
     let unit = parts.pop().expect("the unit relation's part");
     let inputs = Inputs {
         all,
@@ -683,12 +696,7 @@ where
             let p = if u.0 == EVENT { 0 } else { part[u.0 as usize] };
             (p, (u, t, d))
         };
-        let mut parts: Vec<_> = left
-            .inner
-            .partition(rels.len() as u64 + 1, route)
-            .into_iter()
-            .map(|p| p.as_collection())
-            .collect();
+        let mut parts = split_by(left, rels.len() + 1, route);
         let event_part = parts.remove(0);
         if events {
             self.outs.push(event_part);
