@@ -48,21 +48,31 @@
 //! `undo` and `redo` restore the givens before / after an edit (and go through the
 //! same incremental path). The undo stack holds at most [`UNDO_LIMIT`] grids of
 //! givens; nothing else grows with the length of a session.
+//!
+//! # Parts
+//!
+//! This file holds the editor and its commands; `diff` builds the text of what a
+//! commit changed (the lines above); `random` draws random edit scripts for the
+//! benches and the property tests ([`Rng`], [`random_edit`], [`bench_edits`]).
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet, VecDeque};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::board::{Board, Options, Status};
 use super::dump::dump;
 use super::explain::{dedup_lines, Notation};
-use super::grid::{digit_char, parse_cell, parse_digit, Grid, Shape};
+use super::grid::{parse_cell, parse_digit, Grid, Shape};
 use super::puzzle::parse_puzzle_arg;
 use super::rules::{self, Builtin};
-use super::samples::{DROOLS_MENU, SAMPLES};
 use crate::check::ir::{Program, RelId, Value};
-use crate::session::{Commit, Event};
+use crate::session::Event;
+
+mod diff;
+mod random;
+
+pub use random::{bench_edits, random_edit, random_edit_in, Rng};
 
 /// The puzzle id of the edited grid.
 const P: Value = 0;
@@ -183,46 +193,6 @@ pub struct Editor {
     validator: Option<(Board, Grid)>,
     finished: bool,
     last_commit: Option<Duration>,
-}
-
-/// Where a fact (or event) stood before and after a commit: its round, if present.
-#[derive(Clone, Copy, Debug, Default)]
-struct Move {
-    before: Option<u32>,
-    after: Option<u32>,
-}
-
-/// One commit seen at the editor's horizon: what was shown before it and after.
-struct CommitDiff<'a> {
-    commit: &'a Commit,
-    before: &'a Visible,
-    after: Visible,
-    /// Values of the horizon's round whose order the commit changed.
-    reordered: HashSet<(usize, u8)>,
-}
-
-impl CommitDiff<'_> {
-    /// Whether a placement (`placed`) or an elimination of (cell, value) was shown
-    /// before the commit and after it, at the rounds the move gives.
-    fn shown(&self, placed: bool, cv: (usize, u8), m: Move) -> (bool, bool) {
-        let at = |vis: &Visible, r: Option<u32>| r.is_some_and(|r| vis.fact(placed, cv.0, cv.1, r));
-        (at(self.before, m.before), at(&self.after, m.after))
-    }
-}
-
-/// Pairs up the removals and additions of one commit by key.
-fn moves<K: Ord>(entries: impl Iterator<Item = (K, u32, isize)>) -> BTreeMap<K, Move> {
-    let mut out: BTreeMap<K, Move> = BTreeMap::new();
-    for (k, round, diff) in entries {
-        let m = out.entry(k).or_default();
-        let slot = if diff < 0 {
-            &mut m.before
-        } else {
-            &mut m.after
-        };
-        *slot = Some(slot.map_or(round, |r| r.min(round)));
-    }
-    out
 }
 
 impl Editor {
@@ -690,162 +660,6 @@ impl Editor {
         Ok(self.describe(&commit, &before))
     }
 
-    /// The diff of one commit at the current horizon (`before`: what it showed before
-    /// the commit), then any contradiction.
-    fn describe(&self, commit: &Commit, before: &Visible) -> String {
-        let after = self.visible(self.horizon);
-        // Values of the horizon's round that the edit reordered in or out of the
-        // first `placed` are shown or hidden without changing in the commit.
-        let reordered = before.first.union(&after.first).copied().collect();
-        let diff = CommitDiff {
-            commit,
-            before,
-            after,
-            reordered,
-        };
-        let mut out = self.placement_lines(&diff);
-        out.push_str(&self.candidate_lines(&diff));
-        out.push_str(&self.event_lines(&diff));
-        out.push_str(&self.contradictions());
-        if out.is_empty() {
-            out.push_str("no change\n");
-        }
-        out
-    }
-
-    /// One commit's changes to `rel`'s rows of the puzzle, paired by (cell, value).
-    fn fact_moves(&self, commit: &Commit, rel: RelId) -> BTreeMap<(usize, u8), Move> {
-        moves(
-            commit
-                .changes
-                .iter()
-                .filter(|ch| ch.rel == rel && ch.row[0] == P)
-                .map(|ch| ((ch.row[1] as usize, ch.row[2] as u8), ch.round, ch.diff)),
-        )
-    }
-
-    /// `+ r1c1 = 5` for each value the commit shows placed, `- r1c1 = 5` for each it
-    /// no longer shows.
-    fn placement_lines(&self, diff: &CommitDiff) -> String {
-        let (mut solved, mut unsolved) = (Vec::new(), Vec::new());
-        let mut placed_moves = self.fact_moves(diff.commit, self.placed);
-        for (row, r) in self.board.session().rows_with_prefix(self.placed, &[P]) {
-            let cv = (row[1] as usize, row[2] as u8);
-            if diff.reordered.contains(&cv) {
-                placed_moves.entry(cv).or_insert(Move {
-                    before: Some(r),
-                    after: Some(r),
-                });
-            }
-        }
-        for (cv, m) in placed_moves {
-            match diff.shown(true, cv, m) {
-                (false, true) => solved.push(cv),
-                (true, false) => unsolved.push(cv),
-                _ => {}
-            }
-        }
-        let mut out = String::new();
-        for (sign, list) in [('+', &solved), ('-', &unsolved)] {
-            for &(c, v) in list {
-                out.push_str(&format!("{sign} {} = {}\n", self.cell(c), digit_char(v)));
-            }
-        }
-        out
-    }
-
-    /// `candidates r1c1: -3 +4` for each open cell whose shown candidates the commit
-    /// changed: removed values first, then restored ones.
-    fn candidate_lines(&self, diff: &CommitDiff) -> String {
-        let (placed_now, _) = self.state_at(self.horizon);
-        let mut cands: BTreeMap<usize, (Vec<u8>, Vec<u8>)> = BTreeMap::new();
-        for ((c, v), m) in self.fact_moves(diff.commit, self.eliminated) {
-            if placed_now.get(c).is_none_or(|&p| p != 0) {
-                continue;
-            }
-            match diff.shown(false, (c, v), m) {
-                (false, true) => cands.entry(c).or_default().0.push(v),
-                (true, false) => cands.entry(c).or_default().1.push(v),
-                _ => {}
-            }
-        }
-        let mut out = String::new();
-        for (c, (removed, restored)) in cands {
-            let mut line = format!("candidates {}:", self.cell(c));
-            for v in removed {
-                line.push_str(&format!(" -{}", digit_char(v)));
-            }
-            for v in restored {
-                line.push_str(&format!(" +{}", digit_char(v)));
-            }
-            out.push_str(&line);
-            out.push('\n');
-        }
-        out
-    }
-
-    /// The explanation lines of the deductions the commit shows, then those it
-    /// withdraws (`withdrawn: ...`), each in log order.
-    fn event_lines(&self, diff: &CommitDiff) -> String {
-        let mut evs = moves(
-            diff.commit
-                .events
-                .iter()
-                .filter(|(e, _)| e.head[0] == P)
-                .map(|(e, d)| ((e.rule, e.head.clone(), self.explained(e)), e.round, *d)),
-        );
-        for e in self.board.events() {
-            if e.head[0] != P || e.head.len() < 3 {
-                continue;
-            }
-            if diff
-                .reordered
-                .contains(&(e.head[1] as usize, e.head[2] as u8))
-            {
-                evs.entry((e.rule, e.head.clone(), self.explained(&e)))
-                    .or_insert(Move {
-                        before: Some(e.round),
-                        after: Some(e.round),
-                    });
-            }
-        }
-        let (mut new, mut gone) = (Vec::new(), Vec::new());
-        for ((rule, head, bindings), m) in evs {
-            let at = |round: Option<u32>| {
-                round.map(|round| Event {
-                    rule,
-                    round,
-                    head: head.clone(),
-                    bindings: bindings.clone(),
-                })
-            };
-            let (b, a) = (at(m.before), at(m.after));
-            let shown_b = b.as_ref().is_some_and(|e| diff.before.event(e));
-            let shown_a = a.as_ref().is_some_and(|e| diff.after.event(e));
-            match (shown_b, shown_a, a, b) {
-                (false, true, Some(e), _) => new.push(e),
-                (true, false, _, Some(e)) => gone.push(e),
-                _ => {}
-            }
-        }
-        let mut out = String::new();
-        for l in self.render_events(new) {
-            out.push_str(&l);
-            out.push('\n');
-        }
-        for l in self.render_events(gone) {
-            out.push_str(&format!("withdrawn: {l}\n"));
-        }
-        out
-    }
-
-    /// An event's bindings that its explanation reads: an edit that only changes the
-    /// `@hint`'s (another group now derives the same hidden single) changes no line.
-    fn explained(&self, e: &Event) -> Vec<Value> {
-        let n = self.board.program().rules[e.rule].explain_vars().len();
-        e.bindings[..n.min(e.bindings.len())].to_vec()
-    }
-
     /// `contradiction: ...` lines when the grid (at the fixpoint) is contradictory.
     fn contradictions(&self) -> String {
         let mut out = String::new();
@@ -1101,163 +915,6 @@ fn read_puzzle(arg: &str) -> Result<Grid, String> {
         .map_err(|e| e.to_string())
 }
 
-/// A small deterministic generator (SplitMix64) for random edit scripts.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n.max(1) as u64) as usize
-    }
-}
-
-/// A random edit command for the editor's current state, as a command line, keeping
-/// the number of givens mostly within `band` (inclusive): mostly `set` of an open
-/// cell to one of its candidates (sometimes a wrong one: a contradiction shows up
-/// later) and `clear` of a given, some `set`s of any value anywhere (often a
-/// contradiction at once), `undo` (mostly, while the grid is contradictory), `redo`
-/// (more often when there is something to redo), and now and then `load` of a
-/// Drools sample. Cells are named in both
-/// notations.
-pub fn random_edit_in(rng: &mut Rng, ed: &Editor, band: (usize, usize)) -> String {
-    let g = ed.givens();
-    let shape = g.shape;
-    let name = |rng: &mut Rng, c: usize| {
-        if rng.below(2) == 0 {
-            Notation::Rc.cell(shape, c)
-        } else {
-            Notation::Drools.cell(shape, c)
-        }
-    };
-    let any_set = |rng: &mut Rng| {
-        let c = rng.below(shape.cells());
-        let v = 1 + rng.below(shape.size()) as u8;
-        format!("set {} {}", name(rng, c), digit_char(v))
-    };
-    let givens: Vec<usize> = g.givens().map(|(c, _)| c).collect();
-    let broken = !matches!(ed.board().status(P), Status::Solved | Status::Stalled);
-    let can_redo = ed.history().1 > 0;
-    let roll = rng.below(100);
-    if broken && roll < 85 {
-        return if roll < 65 || givens.is_empty() {
-            "undo".into()
-        } else {
-            let c = givens[rng.below(givens.len())];
-            format!("clear {}", name(rng, c))
-        };
-    }
-    match roll {
-        0 => {
-            let (sample, _, _) = SAMPLES[rng.below(DROOLS_MENU)];
-            return format!("load {sample}");
-        }
-        1..=9 => return "undo".into(),
-        10..=11 => return "redo".into(),
-        12..=29 if can_redo => return "redo".into(),
-        30..=34 => return any_set(rng),
-        _ => {}
-    }
-    let bias = if givens.len() < band.0 {
-        15
-    } else if givens.len() > band.1 {
-        85
-    } else {
-        50
-    };
-    if !givens.is_empty() && rng.below(100) < bias {
-        let c = givens[rng.below(givens.len())];
-        return format!("clear {}", name(rng, c));
-    }
-    let (placed, cands) = ed.state_at(None);
-    let open: Vec<usize> = (0..shape.cells())
-        .filter(|&c| placed[c] == 0 && !cands[c].is_empty())
-        .collect();
-    if open.is_empty() {
-        // Everything is placed: give a deduced value (that changes no value).
-        let deduced: Vec<usize> = (0..shape.cells())
-            .filter(|&c| g.get(c) == 0 && placed[c] != 0)
-            .collect();
-        if deduced.is_empty() {
-            return any_set(rng);
-        }
-        let c = deduced[rng.below(deduced.len())];
-        return format!("set {} {}", name(rng, c), digit_char(placed[c]));
-    }
-    let c = open[rng.below(open.len())];
-    let v = cands[c][rng.below(cands[c].len())];
-    format!("set {} {}", name(rng, c), digit_char(v))
-}
-
-/// [`random_edit_in`] with the band of the Drools samples, 22 to 45 givens.
-pub fn random_edit(rng: &mut Rng, ed: &Editor) -> String {
-    random_edit_in(rng, ed, (22, 45))
-}
-
-/// Times a long random edit session on the 9x9 Drools samples under `program`: `n`
-/// edits that change the givens (see [`random_edit`]; commands that fail or change
-/// nothing are skipped), from `seed`. Returns the engine's time for each edit's
-/// incremental commit and, for every `scratch_every`-th of those states (the 1st,
-/// then every `scratch_every`-th after it; never if 0), the time of a from-scratch
-/// evaluation of the same givens on a second board (`reset`, `add`, `commit`: a new
-/// dataflow built and run to its fixpoint). `after(k)` is called after the k-th edit,
-/// while the session is alive (to read memory, say).
-pub fn bench_edits(
-    program: Arc<Program>,
-    n: usize,
-    seed: u64,
-    scratch_every: usize,
-    mut after: impl FnMut(usize),
-) -> Result<(Vec<Duration>, Vec<Duration>), String> {
-    let mut rng = Rng::new(seed);
-    let (sample, _, _) = SAMPLES[rng.below(DROOLS_MENU)];
-    let grid = read_puzzle(sample)?;
-    let mut ed = Editor::with_program(program.clone(), Options::default(), grid, Notation::Drools)?;
-    let opts = Options {
-        candidates: true,
-        eliminations: true,
-        explain: true,
-        ..Default::default()
-    };
-    let mut scratch = if scratch_every > 0 {
-        Some(Board::new(program, &opts)?)
-    } else {
-        None
-    };
-    let (mut inc, mut full) = (Vec::new(), Vec::new());
-    let mut attempts = 0usize;
-    while inc.len() < n && attempts < n.saturating_mul(20).max(100) {
-        attempts += 1;
-        let cmd = random_edit(&mut rng, &ed);
-        ed.last_commit = None;
-        // Errors (nothing to undo, ...) are part of the script; they commit nothing.
-        let _ = ed.command(&cmd);
-        let Some(t) = ed.last_commit else { continue };
-        inc.push(t);
-        after(inc.len());
-        if let Some(scratch) = scratch.as_mut() {
-            if inc.len() % scratch_every == 1 % scratch_every {
-                let start = Instant::now();
-                scratch.reset()?;
-                scratch.add(P, ed.givens())?;
-                scratch.commit()?;
-                full.push(start.elapsed());
-            }
-        }
-    }
-    Ok((inc, full))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1300,23 +957,6 @@ mod tests {
         assert!(parse_value("10", Shape::NINE).is_err());
         assert!(parse_value("5", Shape::FOUR).is_err());
         assert!(parse_value("x", Shape::NINE).is_err());
-    }
-
-    #[test]
-    fn moves_pair_removals_and_additions() {
-        let m = moves(
-            [
-                ("moved", 3, -1),
-                ("moved", 5, 1),
-                ("new", 2, 1),
-                ("gone", 4, -1),
-            ]
-            .into_iter(),
-        );
-        let get = |k| (m[k].before, m[k].after);
-        assert_eq!(get("moved"), (Some(3), Some(5)));
-        assert_eq!(get("new"), (None, Some(2)));
-        assert_eq!(get("gone"), (Some(4), None));
     }
 
     #[test]
