@@ -1,10 +1,10 @@
 //! Sudoku by naked and hidden singles: sudolog running `datalog/singles.dl` side by
 //! side with the same logic hand-written in differential dataflow, in one run.
 //!
-//! `cargo bench --bench sudoku_baseline [-- WORKERS [FILE [LIMIT]]]` (defaults: 1
-//! worker, `tests/data/kaggle_300.txt`, all of it). Both sides take the puzzles in
-//! chunks of 32, each chunk in a fresh dataflow run to its fixpoint, no search, and
-//! must leave the same puzzles solved. Both use the batch idiom (a fresh dataflow per
+//! `cargo bench --bench sudoku_baseline [-- WORKERS [FILE [LIMIT [CHUNK]]]]` (defaults:
+//! 1 worker, `tests/data/kaggle_300.txt`, all of it, chunks of 32). Both sides take the
+//! puzzles in chunks of `CHUNK`, each chunk in a fresh dataflow run to its fixpoint, no
+//! search, and must leave the same puzzles solved. Both use the batch idiom (a fresh dataflow per
 //! chunk whose loop rounds are totally ordered: `distinct_total`, `count_total`;
 //! sudolog's batch rendering), and both start the loop from the candidates the
 //! givens leave, worked out before the first round (`open0` in `singles.dl`), with
@@ -27,7 +27,8 @@
 //!   `benches/singles_bare.dl`, that logic itself as rules (static geometry).
 //!
 //! The bench asserts that all four leave the same puzzles solved, and that both
-//! sides that check find the same puzzles invalid.
+//! sides that check find the same puzzles invalid. With `SUDOKU_BASELINE_ONE=checked`
+//! (or `=singles.dl`) only that side runs, three times: a run to profile one side.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -62,6 +63,7 @@ use common::puzzles::{args, cells, puzzles, Args};
 use common::round::{singles, Open, Round, Rows};
 use common::strikes::strikes;
 
+/// Puzzles per dataflow unless the command line says otherwise.
 const CHUNK: usize = 32;
 
 /// The hand-written side's logic as a rule program (static geometry, no
@@ -187,8 +189,8 @@ struct Found {
     time: Duration,
 }
 
-/// Hand-written, one side: chunks of `CHUNK` puzzles, each in a fresh dataflow.
-fn hand_written(grids: &[[u8; 81]], workers: usize, side: Side) -> Found {
+/// Hand-written, one side: chunks of `size` puzzles, each in a fresh dataflow.
+fn hand_written(grids: &[[u8; 81]], workers: usize, side: Side, size: usize) -> Found {
     let elapsed = Arc::new(Mutex::new(Duration::ZERO));
     let (grids, elapsed2) = (grids.to_vec(), elapsed.clone());
     // Per puzzle, from every worker (each sees its share): rows toward solved (the
@@ -205,7 +207,7 @@ fn hand_written(grids: &[[u8; 81]], workers: usize, side: Side) -> Found {
         // row would make the workers contend).
         let mine = Rc::new(RefCell::new((HashMap::<u32, isize>::new(), 0isize)));
         let start = Instant::now();
-        for (n, chunk) in grids.chunks(CHUNK).enumerate() {
+        for (n, chunk) in grids.chunks(size).enumerate() {
             let (pc, bad) = (mine.clone(), mine.clone());
             let (mut given_in, mut geo_in, mut peer_in, probe) =
                 worker.dataflow::<u32, _, _>(|scope| {
@@ -249,7 +251,7 @@ fn hand_written(grids: &[[u8; 81]], workers: usize, side: Side) -> Found {
                 });
             if index == 0 {
                 for (i, g) in chunk.iter().enumerate() {
-                    let p = (n * CHUNK + i) as u32;
+                    let p = (n * size + i) as u32;
                     for (c, &v) in g.iter().enumerate() {
                         if v != 0 {
                             given_in.insert((p, c as u8, v));
@@ -291,7 +293,7 @@ fn hand_written(grids: &[[u8; 81]], workers: usize, side: Side) -> Found {
     }
 }
 
-fn sudolog_engine(file: &str, limit: usize, workers: usize) -> Found {
+fn sudolog_engine(file: &str, limit: usize, workers: usize, chunk: usize) -> Found {
     let program = from_files(&["datalog/singles.dl".to_string()]).expect("singles.dl checks");
     // As `solve --no-search` runs it: no search choice is computed.
     let opts = Options {
@@ -312,7 +314,7 @@ fn sudolog_engine(file: &str, limit: usize, workers: usize) -> Found {
     let start = Instant::now();
     let (mut solved, mut invalid) = (0, 0);
     while reader.peek().is_some() {
-        let items: Vec<_> = reader.by_ref().take(CHUNK).collect();
+        let items: Vec<_> = reader.by_ref().take(chunk).collect();
         for r in solve_chunk(&mut board, items, mode).expect("engine runs") {
             match r {
                 Ok(s) if s.outcome == Outcome::Solved => solved += 1,
@@ -329,10 +331,10 @@ fn sudolog_engine(file: &str, limit: usize, workers: usize) -> Found {
 }
 
 /// sudolog running `singles_bare.dl` through a session of its own, as the
-/// hand-written side runs: chunks of `CHUNK` in a fresh dataflow each (a reset), the
+/// hand-written side runs: chunks of `size` in a fresh dataflow each (a reset), the
 /// geometry inserted with every chunk, a puzzle solved when its givens and placements
 /// fill its 81 cells. The number of puzzles left solved, and the time.
-fn sudolog_bare(grids: &[[u8; 81]], workers: usize) -> Found {
+fn sudolog_bare(grids: &[[u8; 81]], workers: usize, size: usize) -> Found {
     let program = Arc::new(check_str("singles_bare.dl", BARE).expect("the program checks"));
     let rel = |name: &str| program.relation(name).expect("declared");
     let (given, cell, digit) = (rel("given"), rel("cell"), rel("digit"));
@@ -348,13 +350,13 @@ fn sudolog_bare(grids: &[[u8; 81]], workers: usize) -> Found {
     let (member_facts, peer_facts) = (members(), peers());
     let start = Instant::now();
     let mut solved = 0;
-    for (n, chunk) in grids.chunks(CHUNK).enumerate() {
+    for (n, chunk) in grids.chunks(size).enumerate() {
         if n > 0 {
             session.reset().expect("a fresh dataflow");
         }
         let mut filled: HashMap<i32, usize> = HashMap::new();
         for (i, g) in chunk.iter().enumerate() {
-            let p = (n * CHUNK + i) as i32;
+            let p = (n * size + i) as i32;
             for (c, &v) in g.iter().enumerate() {
                 if v != 0 {
                     session.insert(given, &[p, c as i32, v as i32]).unwrap();
@@ -395,18 +397,30 @@ fn main() {
         limit,
         rest,
     } = args();
-    assert!(
-        rest.is_empty(),
-        "usage: sudoku_baseline [WORKERS [FILE [LIMIT]]]"
-    );
+    let usage = "usage: sudoku_baseline [WORKERS [FILE [LIMIT [CHUNK]]]]";
+    assert!(rest.len() <= 1, "{usage}");
+    let chunk = rest.first().map_or(CHUNK, |c| c.parse().expect(usage));
+    assert!(chunk > 0, "{usage}");
     let grids: Vec<[u8; 81]> = puzzles(&file, limit).iter().map(cells).collect();
+    if let Ok(side) = std::env::var("SUDOKU_BASELINE_ONE") {
+        // One side alone, to profile it: its three times, nothing compared.
+        for _ in 0..3 {
+            let found = match side.as_str() {
+                "checked" => hand_written(&grids, workers, Side::Checked, chunk),
+                "singles.dl" => sudolog_engine(&file, limit, workers, chunk),
+                _ => panic!("SUDOKU_BASELINE_ONE is checked or singles.dl"),
+            };
+            println!("{side}: {:.2} s", found.time.as_secs_f64());
+        }
+        return;
+    }
     let n = grids.len();
     let (mut lean, mut full, mut ours, mut bare) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..3 {
-        lean.push(hand_written(&grids, workers, Side::Lean));
-        full.push(hand_written(&grids, workers, Side::Checked));
-        ours.push(sudolog_engine(&file, limit, workers));
-        bare.push(sudolog_bare(&grids, workers));
+        lean.push(hand_written(&grids, workers, Side::Lean, chunk));
+        full.push(hand_written(&grids, workers, Side::Checked, chunk));
+        ours.push(sudolog_engine(&file, limit, workers, chunk));
+        bare.push(sudolog_bare(&grids, workers, chunk));
     }
     let solved = ours[0].solved;
     assert_eq!(lean[0].solved, solved, "both leave the same puzzles solved");
@@ -433,7 +447,7 @@ fn main() {
         median(&mut bare),
     );
     println!(
-        "singles only, {n} puzzles of {file} ({solved} solved), {workers} worker(s), chunk {CHUNK}, median of 3:"
+        "singles only, {n} puzzles of {file} ({solved} solved), {workers} worker(s), chunk {chunk}, median of 3:"
     );
     println!("| | time | puzzles/s |");
     println!("|---|---|---|");
