@@ -627,12 +627,7 @@ fn lit_vars(l: &Literal) -> Vec<VarId> {
 
 fn sexpr(e: &Expr, layout: &[VarId]) -> SExpr {
     match e {
-        Expr::Var(v) => SExpr::Slot(
-            layout
-                .iter()
-                .position(|x| x == v)
-                .expect("bound variable has a slot"),
-        ),
+        Expr::Var(v) => SExpr::Slot(slot(layout, *v)),
         Expr::Const(c) => SExpr::Const(*c),
         Expr::Binary(op, a, b) => {
             SExpr::Binary(*op, Box::new(sexpr(a, layout)), Box::new(sexpr(b, layout)))
@@ -665,9 +660,7 @@ impl AtomShape {
             match t {
                 Term::Var(v) if bound[*v] => {
                     shape.key_cols.push(c);
-                    shape.probe.push(Pick::Slot(
-                        layout.iter().position(|x| x == v).expect("bound has slot"),
-                    ));
+                    shape.probe.push(Pick::Slot(slot(layout, *v)));
                 }
                 Term::Const(x) if consts_in_key => {
                     shape.key_cols.push(c);
@@ -1011,10 +1004,7 @@ impl Planner<'_> {
         }
         let (pipe, body_set, streamed) = self.aggregate_body(func, inner, &group, &inner_keep)?;
         let target = target.map(|t| sexpr(t, &pipe.layout));
-        let body_group = group
-            .iter()
-            .map(|v| pipe.layout.iter().position(|x| x == v).expect("group kept"))
-            .collect();
+        let body_group = group.iter().map(|&v| slot(&pipe.layout, v)).collect();
         let bound_slot = self.bound[result].then(|| slot(&self.layout, result));
         let out = self.bind_value(bound_slot.is_none().then_some(result))?;
         self.steps.push(Step::Aggregate {
