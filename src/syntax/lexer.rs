@@ -158,8 +158,8 @@ pub(crate) fn lex(file: FileId, text: &str) -> Vec<Token> {
             continue;
         }
         let start = lx.i;
-        let kind = lx.kind();
-        lx.i = lx.end_of(&kind);
+        let (kind, end) = lx.token();
+        lx.i = end;
         lx.toks.push(Token {
             kind,
             span: Span::new(file, start, lx.i),
@@ -246,86 +246,74 @@ impl Lexer<'_> {
         true
     }
 
-    /// The kind of the token that starts at `i`.
-    fn kind(&self) -> TokenKind {
+    /// The kind of the token that starts at `i`, and the offset just past it.
+    fn token(&self) -> (TokenKind, usize) {
         let (i, text) = (self.i, self.text);
         let b = self.bytes[i];
         let next = self.at(i + 1);
+        let one = |kind| (kind, i + 1);
+        let two = |kind| (kind, i + 2);
         match b {
-            b'(' => TokenKind::LParen,
-            b')' => TokenKind::RParen,
-            b'{' => TokenKind::LBrace,
-            b'}' => TokenKind::RBrace,
-            b',' => TokenKind::Comma,
-            b'+' => TokenKind::Plus,
-            b'-' => TokenKind::Minus,
-            b'*' => TokenKind::Star,
-            b'/' => TokenKind::Slash,
-            b'%' => TokenKind::Percent,
-            b'=' => TokenKind::Eq,
-            b':' if next == b'-' => TokenKind::ColonDash,
-            b':' => TokenKind::Colon,
-            b'!' if next == b'=' => TokenKind::Ne,
-            b'!' => TokenKind::Bang,
-            b'<' if next == b'=' => TokenKind::Le,
-            b'<' if next == b':' => TokenKind::Subtype,
-            b'<' => TokenKind::Lt,
-            b'>' if next == b'=' => TokenKind::Ge,
-            b'>' => TokenKind::Gt,
+            b'(' => one(TokenKind::LParen),
+            b')' => one(TokenKind::RParen),
+            b'{' => one(TokenKind::LBrace),
+            b'}' => one(TokenKind::RBrace),
+            b',' => one(TokenKind::Comma),
+            b'+' => one(TokenKind::Plus),
+            b'-' => one(TokenKind::Minus),
+            b'*' => one(TokenKind::Star),
+            b'/' => one(TokenKind::Slash),
+            b'%' => one(TokenKind::Percent),
+            b'=' => one(TokenKind::Eq),
+            b':' if next == b'-' => two(TokenKind::ColonDash),
+            b':' => one(TokenKind::Colon),
+            b'!' if next == b'=' => two(TokenKind::Ne),
+            b'!' => one(TokenKind::Bang),
+            b'<' if next == b'=' => two(TokenKind::Le),
+            b'<' if next == b':' => two(TokenKind::Subtype),
+            b'<' => one(TokenKind::Lt),
+            b'>' if next == b'=' => two(TokenKind::Ge),
+            b'>' => one(TokenKind::Gt),
             b'.' if is_ident_start(next) => {
-                let name = &text[i + 1..self.ident_end(i + 1)];
+                let end = self.ident_end(i + 1);
+                let name = &text[i + 1..end];
                 if self.line_start || KNOWN_DIRECTIVES.contains(&name) {
-                    TokenKind::Directive(name.to_string())
+                    (TokenKind::Directive(name.to_string()), end)
                 } else {
-                    TokenKind::Dot
+                    one(TokenKind::Dot)
                 }
             }
-            b'.' => TokenKind::Dot,
+            b'.' => one(TokenKind::Dot),
             b'#' | b'@' if is_ident_start(next) => {
-                let name = text[i + 1..self.ident_end(i + 1)].to_string();
+                let end = self.ident_end(i + 1);
+                let name = text[i + 1..end].to_string();
                 if b == b'#' {
-                    TokenKind::Hash(name)
+                    (TokenKind::Hash(name), end)
                 } else {
-                    TokenKind::Annot(name)
+                    (TokenKind::Annot(name), end)
                 }
             }
-            b'"' => lex_string(text, i).0,
-            b'0'..=b'9' => TokenKind::Number(
-                self.bytes[i..self.digits_end(i)]
-                    .iter()
-                    .fold(0u64, |value, d| {
-                        value.saturating_mul(10).saturating_add(u64::from(d - b'0'))
-                    }),
-            ),
-            _ if is_ident_start(b) => match &text[i..self.ident_end(i)] {
-                "_" => TokenKind::Underscore,
-                name => TokenKind::Ident(name.to_string()),
-            },
+            b'"' => lex_string(text, i),
+            b'0'..=b'9' => {
+                let end = self.digits_end(i);
+                let value = self.bytes[i..end].iter().fold(0u64, |value, d| {
+                    value.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+                });
+                (TokenKind::Number(value), end)
+            }
+            _ if is_ident_start(b) => {
+                let end = self.ident_end(i);
+                match &text[i..end] {
+                    "_" => (TokenKind::Underscore, end),
+                    name => (TokenKind::Ident(name.to_string()), end),
+                }
+            }
             _ => {
-                let c = text[i..].chars().next().unwrap_or('\u{fffd}');
-                TokenKind::Error(format!("unexpected character {c:?}"))
+                let c = text[i..].chars().next();
+                let end = i + c.map_or(1, char::len_utf8);
+                let c = c.unwrap_or('\u{fffd}');
+                (TokenKind::Error(format!("unexpected character {c:?}")), end)
             }
-        }
-    }
-
-    /// Where the token of `kind` that starts at `i` ends.
-    fn end_of(&self, kind: &TokenKind) -> usize {
-        let (i, text) = (self.i, self.text);
-        match kind {
-            TokenKind::ColonDash
-            | TokenKind::Ne
-            | TokenKind::Le
-            | TokenKind::Ge
-            | TokenKind::Subtype => i + 2,
-            TokenKind::Directive(_) | TokenKind::Hash(_) | TokenKind::Annot(_) => {
-                self.ident_end(i + 1)
-            }
-            TokenKind::Ident(_) | TokenKind::Underscore => self.ident_end(i),
-            TokenKind::Number(_) => self.digits_end(i),
-            TokenKind::Str(_) => lex_string(text, i).1,
-            TokenKind::Error(_) if self.bytes[i] == b'"' => lex_string(text, i).1,
-            TokenKind::Error(_) => i + text[i..].chars().next().map_or(1, char::len_utf8),
-            _ => i + 1,
         }
     }
 }
