@@ -94,6 +94,19 @@ impl Facts {
             .map(|(_, k)| k)
     }
 
+    /// As [`Facts::find`], for rows looked up in order: when the fact before
+    /// position `from` is below `r`, the search gallops forward from `from` (over
+    /// the gap since the last row, not the whole vector). Also returns where `r` is
+    /// or would go: the next lookup's `from`.
+    pub fn find_from(&self, r: &Row, from: usize) -> (usize, Option<u32>) {
+        let at = match self {
+            Facts::Pairs(v) => seek(v, from, |(x, _)| rewiden::<2, WIDTH>(x) < *r),
+            Facts::Rows(v) => seek(v, from, |(x, _)| x < r),
+        };
+        let k = self.iter_from(at).next().filter(|(x, _)| x == r);
+        (at, k.map(|(_, k)| k))
+    }
+
     /// Whether the fact (row, round) is here.
     pub fn contains(&self, fact: &(Row, u32)) -> bool {
         self.iter_from(self.partition_point(&fact.0))
@@ -180,6 +193,27 @@ impl Facts {
     }
 }
 
+/// The first position of `v` (sorted: `below` holds on a prefix) where `below`
+/// fails. From `from` on by galloping when everything before `from` is below, by
+/// a binary search of the whole slice otherwise.
+fn seek<T>(v: &[T], from: usize, below: impl Fn(&T) -> bool) -> usize {
+    let from = from.min(v.len());
+    if from > 0 && !below(&v[from - 1]) {
+        return v.partition_point(below);
+    }
+    if from == v.len() || !below(&v[from]) {
+        return from;
+    }
+    // `below` holds at `at`; steps double until it fails or the slice ends.
+    let (mut at, mut step) = (from, 1);
+    while at + step < v.len() && below(&v[at + step]) {
+        at += step;
+        step *= 2;
+    }
+    let end = (at + step).min(v.len());
+    at + 1 + v[at + 1..end].partition_point(below)
+}
+
 /// Keeps one fact per row in facts sorted by row: the later of two equal rows
 /// (its round) wins.
 fn dedup_rows<R: PartialEq>(v: &mut Vec<(R, u32)>) {
@@ -225,6 +259,25 @@ mod tests {
             Facts::Pairs(facts.iter().map(|&(a, b, k)| ([a, b], k)).collect()),
             Facts::Rows(facts.iter().map(|&(a, b, k)| (r(a, b), k)).collect()),
         ]
+    }
+
+    #[test]
+    fn lookups_from_a_position_find_what_a_search_finds() {
+        let facts: Vec<(i32, i32, u32)> =
+            (0..40).map(|i| (i / 7, (i * 5) % 11, i as u32)).collect();
+        let mut sorted = facts.clone();
+        sorted.sort();
+        sorted.dedup_by_key(|f| (f.0, f.1));
+        for f in both(&sorted) {
+            for from in 0..=f.len() + 2 {
+                for x in -1..7 {
+                    for y in -1..12 {
+                        let at = f.partition_point(&r(x, y));
+                        assert_eq!(f.find_from(&r(x, y), from), (at, f.find(&r(x, y))));
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -1,14 +1,17 @@
 //! One observed relation's facts on the host, each with the round it was derived in.
 //!
-//! In: runs of added facts sorted by row (what a commit adds), single removals.
-//! Out: lookups, the count, and the facts in row order from a given row on. The
+//! In: runs of added facts sorted by row (what a commit adds), removals in row
+//! order. Out: the count, and the facts in row order from a given row on. The
 //! facts are a sorted vector (a run that arrives into an empty relation, or one at
-//! least a quarter of its size, merged in) with a tree of the changes since on top:
-//! a closure of 600,000 paths is never copied into a tree, and facts that come and
-//! go one by one (editing sessions) cost a tree's update. The vector is shared (a
-//! commit lists its additions from the very run the contents keep), and held as
-//! narrow as the dataflow's rows ([`Facts`]).
+//! least a quarter of its size, merged in) with a tree of what differs from it on
+//! top: a closure of 600,000 paths is never copied into a tree, and facts that come
+//! and go one by one (editing sessions) cost a tree's update. A fact back at the
+//! vector's round leaves the tree, so a change undone leaves nothing behind. The
+//! vector is shared (a commit lists its additions from the very run the contents
+//! keep), and held as narrow as the dataflow's rows ([`Facts`]); a commit's rows,
+//! in order, are looked up in it each from where the last ended.
 
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -26,6 +29,9 @@ pub(crate) struct Contents {
     /// Changes since: a fact added (its round) or a fact of `base` removed (`None`).
     delta: BTreeMap<Row, Option<u32>>,
     len: usize,
+    /// Where the last lookup in `base` ended: the rows of a commit come in order,
+    /// so the next lookup starts there ([`Facts::find_from`]).
+    near: usize,
 }
 
 impl Contents {
@@ -38,27 +44,37 @@ impl Contents {
     }
 
     /// The round of fact `r`, if present.
-    pub(crate) fn get(&self, r: &Row) -> Option<u32> {
+    #[cfg(test)]
+    fn get(&self, r: &Row) -> Option<u32> {
         match self.delta.get(r) {
             Some(k) => *k,
-            None => self.in_base(r),
+            None => self.base.find(r),
         }
     }
 
-    fn in_base(&self, r: &Row) -> Option<u32> {
-        self.base.find(r)
-    }
-
-    pub(crate) fn remove(&mut self, r: &Row) {
-        if self.get(r).is_none() {
-            return;
+    /// Removes fact `r` if it is present at `round` (a fact that moved to another
+    /// round stays). One lookup in the tree, and at most one in the vector.
+    pub(crate) fn remove_at(&mut self, r: &Row, round: u32) {
+        let (base, near) = (&self.base, &mut self.near);
+        match self.delta.entry(*r) {
+            Entry::Occupied(mut e) => {
+                if *e.get() != Some(round) {
+                    return;
+                }
+                if find_near(base, near, r).is_some() {
+                    e.insert(None);
+                } else {
+                    e.remove();
+                }
+            }
+            Entry::Vacant(e) => {
+                if find_near(base, near, r) != Some(round) {
+                    return;
+                }
+                e.insert(None);
+            }
         }
         self.len -= 1;
-        if self.in_base(r).is_some() {
-            self.delta.insert(*r, None);
-        } else {
-            self.delta.remove(r);
-        }
     }
 
     /// Adds facts sorted by row (no row twice; a fact present keeps the new round).
@@ -83,11 +99,23 @@ impl Contents {
             self.base = Arc::new(all);
             self.delta.clear();
         } else {
+            // One lookup in the tree per fact and one in the vector (from where
+            // the last ended). A fact the vector holds at that very round leaves
+            // the tree: the tree keeps only what differs from the vector, so a
+            // change undone (an edge inserted and deleted) does not grow it.
             for (r, k) in run.iter() {
-                if self.get(&r).is_none() {
-                    self.len += 1;
-                }
-                self.delta.insert(r, Some(k));
+                let was = find_near(&self.base, &mut self.near, &r);
+                let present = match self.delta.entry(r) {
+                    Entry::Occupied(e) if was == Some(k) => e.remove().is_some(),
+                    Entry::Occupied(mut e) => e.insert(Some(k)).is_some(),
+                    Entry::Vacant(e) => {
+                        if was != Some(k) {
+                            e.insert(Some(k));
+                        }
+                        was.is_some()
+                    }
+                };
+                self.len += !present as usize;
             }
         }
     }
@@ -126,6 +154,14 @@ impl Contents {
             }
         }
     }
+}
+
+/// The round of `r` in `base`, looked up from where the last lookup ended (`near`,
+/// moved to where this one ends).
+fn find_near(base: &Facts, near: &mut usize, r: &Row) -> Option<u32> {
+    let (at, k) = base.find_from(r, *near);
+    *near = at;
+    k
 }
 
 #[cfg(test)]
@@ -199,6 +235,9 @@ mod tests {
             // Long: merged into a new vector (the tree's facts with it).
             (vec![(r(0, 0), 2), (r(2, 5), 7), (r(8, 8), 1)], vec![]),
             (vec![(r(9, 9), 1)], vec![r(0, 0), r(2, 1)]),
+            // A fact moved to another round, then back to the vector's.
+            (vec![(r(2, 5), 3)], vec![]),
+            (vec![(r(2, 5), 7)], vec![]),
         ];
         for (added, removed) in steps {
             for (x, k) in &added {
@@ -206,11 +245,19 @@ mod tests {
             }
             c.add_sorted(Arc::new(facts(&added)));
             for x in removed {
-                c.remove(&x);
+                // Only at the round it has: a fact at another round stays.
+                if let Some(k) = want.get(&x).copied() {
+                    c.remove_at(&x, k + 1);
+                    check(&c, &want);
+                    c.remove_at(&x, k);
+                }
+                c.remove_at(&x, 0);
                 want.remove(&x);
             }
             check(&c, &want);
         }
+        // Back at the vector's round, the fact is the vector's again.
+        assert_eq!(c.delta.get(&r(2, 5)), None);
         // Merged runs keep their width.
         let narrow = matches!(facts(&[]), Facts::Pairs(_));
         assert_eq!(matches!(*c.base, Facts::Pairs(_)), narrow);

@@ -425,9 +425,7 @@ impl Session {
         {
             if tag != EVENT {
                 let rel = tag as RelId;
-                if self.contents[rel].get(&r) == Some(round) {
-                    self.contents[rel].remove(&r);
-                }
+                self.contents[rel].remove_at(&r, round);
                 continue;
             }
             let rule = b[0] as usize;
