@@ -11,6 +11,9 @@
 //!   and deleted one at a time, with the textbook `iterate` (product-ordered rounds,
 //!   `distinct`).
 //!
+//! `TC_BASELINE_ONE=hand` or `=sudolog` runs one side's updates alone (400 edges),
+//! to profile them.
+//!
 //! The hand-written version uses `(i32, i32)` tuples: it measures what differential
 //! dataflow itself costs on this workload, so the ratio says how much sudolog's
 //! interpretation of a plan adds, and what the engine's goals can be.
@@ -223,6 +226,25 @@ fn sudolog_engine(s: &Script, workers: usize) -> Times {
     }
 }
 
+/// `TC_BASELINE_ONE=hand` (or `=sudolog`): that side's incremental rendering
+/// alone, from scratch once, then 400 new edges each inserted and deleted, so its
+/// updates can be profiled apart from the other side.
+fn one_side(side: &str, workers: usize) {
+    let mut s = script();
+    let mut graph = common::graph::RandomGraph::new(1000, 2000, 1);
+    s.updates = (0..400).map(|_| graph.new_edge()).collect();
+    let t = match side {
+        "hand" => hand_written(&s, workers),
+        "sudolog" => sudolog_engine(&s, workers),
+        _ => panic!("TC_BASELINE_ONE is hand or sudolog, not {side:?}"),
+    };
+    println!(
+        "{side}, {workers} worker(s), 400 edges: insert median {:.2} ms, delete median {:.2} ms",
+        median(t.ins),
+        median(t.del)
+    );
+}
+
 fn median(mut v: Vec<Duration>) -> f64 {
     v.sort();
     v[v.len() / 2].as_secs_f64() * 1000.0
@@ -234,6 +256,9 @@ fn main() {
         .find_map(|a| a.parse().ok())
         .unwrap_or(1);
     let s = script();
+    if let Ok(side) = std::env::var("TC_BASELINE_ONE") {
+        return one_side(&side, workers);
+    }
     let (mut hand_b, mut ours_b) = (Vec::new(), Vec::new());
     for _ in 0..5 {
         hand_b.push(hand_written_batch(&s, workers));
