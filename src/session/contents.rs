@@ -26,7 +26,8 @@ pub(crate) type Run = Arc<Facts>;
 pub(crate) struct Contents {
     /// The facts as of the last long run.
     base: Run,
-    /// Changes since: a fact added (its round) or a fact of `base` removed (`None`).
+    /// What differs from `base`: a fact added or at another round (its round), or
+    /// a fact of `base` removed (`None`).
     delta: BTreeMap<Row, Option<u32>>,
     len: usize,
     /// Where the last lookup in `base` ended: the rows of a commit come in order,
