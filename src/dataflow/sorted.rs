@@ -86,7 +86,9 @@ impl Facts {
         }
     }
 
-    /// The round of row `r`'s first fact, if there is one.
+    /// The round of row `r`'s first fact, if there is one (a search of the whole
+    /// vector: the tests' reference for [`Facts::find_from`]).
+    #[cfg(test)]
     pub fn find(&self, r: &Row) -> Option<u32> {
         self.iter_from(self.partition_point(r))
             .next()
@@ -94,10 +96,10 @@ impl Facts {
             .map(|(_, k)| k)
     }
 
-    /// As [`Facts::find`], for rows looked up in order: when the fact before
-    /// position `from` is below `r`, the search gallops forward from `from` (over
-    /// the gap since the last row, not the whole vector). Also returns where `r` is
-    /// or would go: the next lookup's `from`.
+    /// The round of row `r`'s first fact, if there is one, for rows looked up in
+    /// order: when the fact before position `from` is below `r`, the search gallops
+    /// forward from `from` (over the gap since the last row, not the whole vector).
+    /// Also returns where `r` is or would go: the next lookup's `from`.
     pub fn find_from(&self, r: &Row, from: usize) -> (usize, Option<u32>) {
         let at = match self {
             Facts::Pairs(v) => seek(v, from, |(x, _)| rewiden::<2, WIDTH>(x) < *r),
