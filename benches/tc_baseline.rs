@@ -40,9 +40,10 @@ struct Script {
     updates: Vec<(i32, i32)>,
 }
 
-fn script() -> Script {
+/// The graph and `updates` new edges.
+fn script(updates: usize) -> Script {
     let mut graph = common::graph::RandomGraph::new(1000, 2000, 1);
-    let updates = (0..20).map(|_| graph.new_edge()).collect();
+    let updates = (0..updates).map(|_| graph.new_edge()).collect();
     Script {
         edges: graph.edges.into_iter().collect(),
         updates,
@@ -230,9 +231,7 @@ fn sudolog_engine(s: &Script, workers: usize) -> Times {
 /// alone, from scratch once, then 400 new edges each inserted and deleted, so its
 /// updates can be profiled apart from the other side.
 fn one_side(side: &str, workers: usize) {
-    let mut s = script();
-    let mut graph = common::graph::RandomGraph::new(1000, 2000, 1);
-    s.updates = (0..400).map(|_| graph.new_edge()).collect();
+    let s = script(400);
     let t = match side {
         "hand" => hand_written(&s, workers),
         "sudolog" => sudolog_engine(&s, workers),
@@ -255,10 +254,10 @@ fn main() {
         .skip(1)
         .find_map(|a| a.parse().ok())
         .unwrap_or(1);
-    let s = script();
     if let Ok(side) = std::env::var("TC_BASELINE_ONE") {
         return one_side(&side, workers);
     }
+    let s = script(20);
     let (mut hand_b, mut ours_b) = (Vec::new(), Vec::new());
     for _ in 0..5 {
         hand_b.push(hand_written_batch(&s, workers));
