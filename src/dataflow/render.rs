@@ -255,8 +255,14 @@ pub struct Outputs {
     /// over its own share.
     pub gather: bool,
     /// The session adds facts to `.input` relations only: a relation derived by one
-    /// rule that yields a set is rendered without a distinct.
+    /// rule that yields a set is rendered without a distinct, and a derived relation
+    /// without program facts takes no input.
     pub inputs_only: bool,
+    /// By relation (empty: none): fed from an input of their own, which
+    /// [`Dataflow::seal`] closes after the commit that loads them. The operators that
+    /// read only such relations (a board's geometry and what is derived from it, and
+    /// their arrangements in every block) then take no part in later epochs.
+    pub sealed: Vec<bool>,
 }
 
 /// Handles to a rendered dataflow: where facts go in, and the probe that says when
@@ -286,6 +292,11 @@ impl Dataflow {
     pub fn advance_to(&mut self, epoch: Epoch) {
         self.inputs.advance_to(epoch);
     }
+    /// Closes the sealed relations' input for good (after [`Dataflow::advance_to`]):
+    /// their facts can no longer change, and what reads only them is done.
+    pub fn seal(&mut self) {
+        self.inputs.seal();
+    }
 }
 
 /// The inputs of a dataflow of some width.
@@ -293,27 +304,49 @@ trait Feed {
     fn update(&mut self, rel: RelId, r: &Row, diff: isize);
     fn insert_unit(&mut self);
     fn advance_to(&mut self, epoch: Epoch);
+    fn seal(&mut self);
 }
+
+/// A tagged input: each fact with its relation's id.
+type Tagged<const W: usize> = InputSession<Epoch, (u32, Wide<W>), isize>;
 
 /// One input for every relation's facts and the unit relation's row, each tagged by
 /// its relation (the unit: the tag after the last relation's). One operator, not
 /// one per relation: every commit advances it, and every operator an epoch
-/// advances costs progress tracking.
+/// advances costs progress tracking. The sealed relations ([`Outputs::sealed`])
+/// have a second one, open until [`Feed::seal`].
 struct Inputs<const W: usize> {
-    all: InputSession<Epoch, (u32, Wide<W>), isize>,
+    all: Tagged<W>,
+    sealed: Option<Tagged<W>>,
+    /// By relation: whether it is fed from `sealed`.
+    is_sealed: Vec<bool>,
     unit: u32,
 }
 
 impl<const W: usize> Feed for Inputs<W> {
     fn update(&mut self, rel: RelId, r: &Row, diff: isize) {
-        self.all.update((rel as u32, rewiden(r)), diff);
+        let input = if self.is_sealed.get(rel).copied().unwrap_or(false) {
+            // The session refuses a sealed relation's changes once it is sealed.
+            self.sealed
+                .as_mut()
+                .expect("a sealed relation changes after its commit")
+        } else {
+            &mut self.all
+        };
+        input.update((rel as u32, rewiden(r)), diff);
     }
     fn insert_unit(&mut self) {
         self.all.insert((self.unit, row(&[])));
     }
     fn advance_to(&mut self, epoch: Epoch) {
-        self.all.advance_to(epoch);
-        self.all.flush();
+        for input in std::iter::once(&mut self.all).chain(self.sealed.as_mut()) {
+            input.advance_to(epoch);
+            input.flush();
+        }
+    }
+    fn seal(&mut self) {
+        // Dropped, the input closes: its frontier becomes empty.
+        self.sealed = None;
     }
 }
 
@@ -477,7 +510,8 @@ where
     Wide<W>: ExchangeData,
 {
     let arities: Vec<usize> = program.relations.iter().map(|r| r.arity()).collect();
-    let (inputs, unit, input_colls) = new_inputs::<W>(scope, program.relations.len());
+    let (inputs, unit, input_colls) =
+        new_inputs::<W>(scope, program.relations.len(), &outputs.sealed);
     let mut top = TopLevel {
         scope,
         program,
@@ -537,24 +571,40 @@ where
         .collect()
 }
 
-/// The one input and what one operator splits it into. Out: the input, the unit
-/// relation's collection, and each relation's input collection.
+/// The inputs and what one operator per input splits each into. Out: the inputs,
+/// the unit relation's collection, and each relation's input collection (a sealed
+/// relation's from the sealed input: `sealed`, by relation, as
+/// [`Outputs::sealed`]).
 fn new_inputs<'s, const W: usize>(
     scope: Scope<'s, Epoch>,
     relations: usize,
+    sealed: &[bool],
 ) -> (Inputs<W>, Collection<'s, Epoch, Wide<W>>, Colls<'s, W>)
 where
     Wide<W>: ExchangeData,
 {
-    let (all, tagged) = scope.new_collection::<(u32, Wide<W>), isize>();
     let route = |((rel, r), t, d): ((u32, Wide<W>), Epoch, isize)| (rel as u64, (r, t, d));
+    let (all, tagged) = scope.new_collection::<(u32, Wide<W>), isize>();
     let mut parts = split_by(tagged, relations + 1, route);
     let unit = parts.pop().expect("the unit relation's part");
+    let mut colls: Colls<'s, W> = parts.into_iter().enumerate().collect();
+    let is_sealed = |rel: RelId| sealed.get(rel).copied().unwrap_or(false);
+    let sealed_input = (0..relations).any(is_sealed).then(|| {
+        let (input, tagged) = scope.new_collection::<(u32, Wide<W>), isize>();
+        for (rel, part) in split_by(tagged, relations, route).into_iter().enumerate() {
+            if is_sealed(rel) {
+                colls.insert(rel, part);
+            }
+        }
+        input
+    });
     let inputs = Inputs {
         all,
+        sealed: sealed_input,
+        is_sealed: (0..relations).map(is_sealed).collect(),
         unit: relations as u32,
     };
-    (inputs, unit, parts.into_iter().enumerate().collect())
+    (inputs, unit, colls)
 }
 
 /// The top level as its strata are rendered, in order: what they read, and what
@@ -592,12 +642,19 @@ where
         };
         // A relation derived by one rule that yields a set needs no distinct
         // (as a view), and, where the session adds facts to inputs only, takes
-        // no input.
+        // no input. Nor, there, does any derived relation without program facts:
+        // its input would stay empty, but advance every epoch, and hold back
+        // what a sealed input's relations derive.
         let set = self.outputs.inputs_only && stratum.derived_set(self.program).is_some();
-        let mut parts = if set {
-            Vec::new()
-        } else {
+        let relation = &self.program.relations[*rel];
+        let input = rules.is_empty()
+            || !self.outputs.inputs_only
+            || relation.input
+            || self.view_facts.contains(rel);
+        let mut parts = if input {
             vec![self.inputs[rel].clone()]
+        } else {
+            Vec::new()
         };
         let mut evs = Vec::new();
         for rp in rules {

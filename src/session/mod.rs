@@ -65,6 +65,12 @@ pub struct Config {
     /// relation derived by one rule that yields a set then needs no deduplication
     /// ([`crate::plan::StratumPlan::derived_set`]).
     pub inputs_only: bool,
+    /// Relations loaded by one commit and never changed after it (a board's
+    /// geometry): they are fed from an input of their own, which closes after the
+    /// first commit that changes them, so that what is derived from them alone
+    /// (and its arrangements in every block) costs later commits nothing. After that
+    /// commit, a change to one fails; [`Session::reset`] opens them again.
+    pub sealed: Vec<RelId>,
 }
 
 impl Default for Config {
@@ -79,6 +85,7 @@ impl Default for Config {
             changes: true,
             profile: false,
             inputs_only: false,
+            sealed: Vec::new(),
         }
     }
 }
@@ -121,6 +128,10 @@ pub struct Session {
     /// The session refuses facts for relations other than inputs
     /// ([`Config::inputs_only`]).
     inputs_only: bool,
+    /// By relation: loaded once ([`Config::sealed`]).
+    sealed: Vec<bool>,
+    /// Whether a commit has loaded the sealed relations (their input is closed).
+    shut: bool,
     contents: Vec<Contents>,
     events: FactMap<(RelId, Row), (usize, Row, u32)>,
     /// A worker failed: the other workers may be stuck waiting for it.
@@ -160,6 +171,7 @@ impl Session {
                 Observe::Relations(list) => list.contains(&r),
             })
             .collect();
+        let sealed: Vec<bool> = (0..n).map(|r| config.sealed.contains(&r)).collect();
         let outputs = crate::dataflow::Outputs {
             observe: observed.clone(),
             max_rounds: config.max_rounds,
@@ -167,6 +179,7 @@ impl Session {
             // Across processes the session hears only its own workers.
             gather: !config.timely_args.is_empty(),
             inputs_only: config.inputs_only,
+            sealed: sealed.clone(),
         };
         let threads = config.workers.max(1);
         let mut senders = Vec::new();
@@ -210,6 +223,8 @@ impl Session {
             epoch: 0,
             observed,
             inputs_only: config.inputs_only,
+            sealed,
+            shut: false,
             contents: vec![Contents::default(); n],
             events: FactMap::default(),
             failed: false,
@@ -253,6 +268,7 @@ impl Session {
                 r.name
             ));
         }
+
         if values.len() != r.arity() {
             return Err(format!(
                 "'{}' has {} column{}, not {}",
@@ -263,6 +279,17 @@ impl Session {
             ));
         }
         Ok(row(values))
+    }
+
+    /// Refuses a change to a sealed relation after the commit that loaded it.
+    fn check_open(&self, rel: RelId) -> Result<(), String> {
+        if self.shut && self.sealed[rel] {
+            return Err(format!(
+                "'{}' was loaded by an earlier commit and is sealed: reset the session to change it",
+                self.program.relations[rel].name
+            ));
+        }
+        Ok(())
     }
 
     fn load_program_facts(&mut self) {
@@ -278,6 +305,9 @@ impl Session {
     /// Adds an input fact (no effect if it is already present). Takes effect at commit.
     pub fn insert(&mut self, rel: RelId, values: &[Value]) -> Result<(), String> {
         let r = self.check_row(rel, values)?;
+        if !self.inputs.contains(&(rel, r)) {
+            self.check_open(rel)?;
+        }
         if self.inputs.insert((rel, r)) && !self.fixed.contains(&(rel, r)) {
             self.pending.push((rel, r, 1));
         }
@@ -291,6 +321,9 @@ impl Session {
         if self.batch {
             return Err("a batch session only adds facts (reset it to start again)".into());
         }
+        if self.inputs.contains(&(rel, r)) {
+            self.check_open(rel)?;
+        }
         if self.inputs.remove(&(rel, r)) && !self.fixed.contains(&(rel, r)) {
             self.pending.push((rel, r, -1));
         }
@@ -303,7 +336,8 @@ impl Session {
     }
 
     /// Removes every input fact (program facts stay). A batch session's next
-    /// commit then fails: `reset` it instead.
+    /// commit then fails, as does one whose sealed relations are loaded
+    /// ([`Config::sealed`]): `reset` it instead.
     pub fn retract_all(&mut self) {
         for (rel, r) in self.inputs.drain() {
             if !self.fixed.contains(&(rel, r)) {
@@ -362,11 +396,22 @@ impl Session {
         if self.batch && self.pending.iter().any(|(_, _, d)| *d < 0) {
             return Err("a batch session only adds facts (reset it to start again)".into());
         }
+        let loads = self.pending.iter().any(|(rel, _, _)| self.sealed[*rel]);
+        if loads && self.shut {
+            return Err(
+                "a sealed relation changed after the commit that loaded it: reset the session"
+                    .into(),
+            );
+        }
         let batch = std::mem::take(&mut self.pending);
         self.touched = true;
         self.send(Cmd::Update(Arc::new(batch)))?;
         self.epoch += 1;
-        self.send(Cmd::Commit(self.epoch))?;
+        self.shut |= loads;
+        self.send(Cmd::Commit {
+            epoch: self.epoch,
+            seal: loads,
+        })?;
         let updates = self.wait()?;
         let mut commit = self.absorb(updates);
         commit.elapsed = start.elapsed();
@@ -384,6 +429,7 @@ impl Session {
             self.send(Cmd::Rebuild)?;
             self.wait()?;
             self.touched = false;
+            self.shut = false;
         }
         self.epoch = 0;
         for c in &mut self.contents {

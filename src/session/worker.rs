@@ -18,7 +18,12 @@ use crate::plan::Plan;
 #[derive(Clone)]
 pub enum Cmd {
     Update(Arc<Vec<(RelId, Row, isize)>>),
-    Commit(Epoch),
+    /// Run to the end of the epoch before this one; `seal`: then close the sealed
+    /// relations' input ([`Dataflow::seal`]).
+    Commit {
+        epoch: Epoch,
+        seal: bool,
+    },
     Rebuild,
     /// Report what each rule has cost so far.
     Profile,
@@ -111,8 +116,11 @@ fn serve(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
                 }
                 continue;
             }
-            Cmd::Commit(epoch) => {
+            Cmd::Commit { epoch, seal } => {
                 b.df.advance_to(epoch);
+                if seal {
+                    b.df.seal();
+                }
                 let probe = b.df.probe.clone();
                 w.step_or_park_while(None, || probe.less_than(&epoch));
                 // Sorted and split here, in parallel: the session merges.

@@ -88,6 +88,13 @@ pub struct Options {
     pub batch: bool,
     /// Measure each rule's cost (see [`Board::profile`]).
     pub profile: bool,
+    /// The board holds one puzzle, added once and then edited (an [`Editor`]'s): its
+    /// own facts (`puzzle`, `cell`, `digit`, `eager`) are sealed with the geometry
+    /// (see [`Config::sealed`]), so that an edit's commit reaches only what its
+    /// givens change. Another puzzle then needs a [`Board::reset`].
+    ///
+    /// [`Editor`]: super::edit::Editor
+    pub one_puzzle: bool,
 }
 
 /// Relation ids of the host interface (see `rules`).
@@ -119,6 +126,17 @@ pub struct Rels {
 }
 
 impl Rels {
+    /// The relations a board loads once (see [`Config::sealed`]): the geometry
+    /// (once per board, until a reset), and with `one_puzzle` the puzzle's own facts.
+    fn sealed(&self, one_puzzle: bool) -> Vec<RelId> {
+        let mut out = vec![self.member, self.group];
+        if one_puzzle {
+            out.extend([self.puzzle, self.cell, self.digit]);
+            out.extend(self.eager);
+        }
+        out
+    }
+
     pub fn of(program: &Program) -> Result<Rels, String> {
         let need = |name: &str, arity: usize| -> Result<RelId, String> {
             let r = program.relation(name).ok_or_else(|| {
@@ -223,6 +241,7 @@ impl Board {
             profile: opts.profile,
             // The board adds puzzles, geometry, guesses and starts: inputs only.
             inputs_only: true,
+            sealed: rels.sealed(opts.one_puzzle),
         };
         let mut session = Session::new(program.clone(), config)?;
         let kinds = ["row", "column", "box", "diagonal"]
@@ -566,5 +585,41 @@ mod tests {
         board.commit().unwrap();
         let view = board.view(0).unwrap();
         assert_eq!((view.shape, view.status), (Shape::FOUR, Status::Stalled));
+    }
+
+    /// A one-puzzle board seals its puzzle with the geometry at the first commit: its
+    /// givens still change, another puzzle needs a reset, and after one the board
+    /// solves as a fresh one does.
+    #[test]
+    fn a_one_puzzle_board_seals_its_puzzle() {
+        let program = builtin(Builtin::Fast).unwrap();
+        let opts = Options {
+            one_puzzle: true,
+            ..Options::default()
+        };
+        let mut board = Board::new(program.clone(), &opts).unwrap();
+        let sample = crate::sudoku::samples::SAMPLES[0].2;
+        let grid = crate::sudoku::puzzle::parse_puzzle_arg(sample).unwrap()[0]
+            .as_ref()
+            .unwrap()
+            .grid
+            .clone();
+        board.add(0, &grid).unwrap();
+        board.commit().unwrap();
+        let (c, v) = grid.givens().next().unwrap();
+        board.set_given(0, c, v, false).unwrap();
+        board.commit().unwrap();
+        board.set_given(0, c, v, true).unwrap();
+        board.commit().unwrap();
+        let err = board.add(1, &grid).unwrap_err();
+        assert!(err.contains("sealed"), "{err}");
+        board.reset().unwrap();
+        board.add(1, &grid).unwrap();
+        board.commit().unwrap();
+        let mut fresh = Board::new(program, &Options::default()).unwrap();
+        fresh.add(1, &grid).unwrap();
+        fresh.commit().unwrap();
+        let view = |b: &Board| b.view(1).map(|v| (v.status, v.grid()));
+        assert_eq!(view(&board), view(&fresh));
     }
 }

@@ -19,7 +19,7 @@ use crate::common::gen::{self, Features, Rng};
 use crate::common::resolve;
 use sudolog::check::check_str;
 use sudolog::check::ir::{Program, RelId, RelKind, Value};
-use sudolog::session::{Change, Session};
+use sudolog::session::{Change, Config, Session};
 
 #[derive(Clone, Copy)]
 struct Mode {
@@ -28,13 +28,52 @@ struct Mode {
     commits: usize,
     /// Compare with a fresh session after each commit (every `fresh_every`-th seed).
     fresh_every: u64,
+    /// A board's kind of session: facts go into `.input` relations only, and some of
+    /// them are sealed (`Config::sealed`): loaded by the first commit, never changed.
+    sealed: bool,
 }
 
 const ONE: Mode = Mode {
     workers: 1,
     commits: 8,
     fresh_every: 4,
+    sealed: false,
 };
+
+/// In a sealed mode, the input relations the sequence seals: about half of them,
+/// drawn from the seed.
+fn sealed_relations(seed: u64, p: &Program) -> Vec<RelId> {
+    let mut rng = Rng::new(seed ^ 0x5EA1);
+    (0..p.relations.len())
+        .filter(|&r| p.relations[r].input && rng.chance(50))
+        .collect()
+}
+
+/// The commits of a sealed sequence: the random edits of the facts of unsealed
+/// inputs, with every pool fact of a sealed relation added to the first commit.
+fn sealed_commits(
+    seed: u64,
+    p: &Program,
+    pool: &[(String, Vec<i32>)],
+    sealed: &[RelId],
+    commits: usize,
+) -> Vec<Vec<gen::Update>> {
+    let is_sealed = |name: &str| sealed.iter().any(|&r| p.relations[r].name == name);
+    let input = |name: &str| p.relation(name).is_some_and(|r| p.relations[r].input);
+    let (loaded, edited): (Vec<_>, Vec<_>) = pool
+        .iter()
+        .filter(|(name, _)| input(name))
+        .cloned()
+        .partition(|(name, _)| is_sealed(name));
+    let mut out = gen::random_edits(seed, &edited, commits);
+    let mut loaded: Vec<gen::Update> = loaded.into_iter().map(|(n, t)| (n, t, true)).collect();
+    loaded.sort();
+    loaded.dedup();
+    if let Some(first) = out.first_mut() {
+        first.extend(loaded);
+    }
+    out
+}
 
 /// The facts a sequence draws from.
 fn pool(seed: u64, p: &Program, g: &gen::Generated) -> Vec<(String, Vec<i32>)> {
@@ -69,8 +108,22 @@ fn check_sequence(seed: u64, features: Features, mode: Mode) -> Result<(), Strin
     );
     let explain = seed % 5 != 0;
     let pool = pool(seed, &p, &g);
-    let commits = gen::random_edits(seed, &pool, mode.commits);
-    let mut s = eng::session(&p, mode.workers, explain);
+    let sealed = if mode.sealed {
+        sealed_relations(seed, &p)
+    } else {
+        Vec::new()
+    };
+    let commits = if mode.sealed {
+        sealed_commits(seed, &p, &pool, &sealed, mode.commits)
+    } else {
+        gen::random_edits(seed, &pool, mode.commits)
+    };
+    let config = Config {
+        inputs_only: mode.sealed,
+        sealed: sealed.clone(),
+        ..eng::config(mode.workers, explain)
+    };
+    let mut s = Session::new(p.clone(), config).expect("session starts");
     let mut prev = Outcome::from_session(&s);
     let report = |i: usize, what: &str, current: &[(RelId, Vec<Value>)]| {
         let mut steps = String::new();
@@ -82,7 +135,7 @@ fn check_sequence(seed: u64, features: Features, mode: Mode) -> Result<(), Strin
             steps += "\n";
         }
         format!(
-            "seed {seed} ({} worker(s), explain {explain}), after commit {} of {}:\n{}\nupdates:\n{steps}current inputs:\n{}{what}",
+            "seed {seed} ({} worker(s), explain {explain}, sealed {sealed:?}), after commit {} of {}:\n{}\nupdates:\n{steps}current inputs:\n{}{what}",
             mode.workers,
             i + 1,
             commits.len(),
@@ -143,6 +196,20 @@ fn check_sequence(seed: u64, features: Features, mode: Mode) -> Result<(), Strin
                     &current,
                 ));
             }
+        }
+    }
+    // Once the first commit has loaded any of them, a sealed relation refuses a
+    // new fact.
+    let loaded = commits.first().is_some_and(|c| {
+        c.iter()
+            .any(|(name, _, _)| sealed.iter().any(|&r| p.relations[r].name == *name))
+    });
+    if let (Some(&rel), true) = (sealed.first(), loaded) {
+        let fact = vec![-7; p.relations[rel].arity()];
+        if s.insert(rel, &fact).is_ok() {
+            return Err(format!(
+                "seed {seed}: a sealed relation took a fact after its commit"
+            ));
         }
     }
     Ok(())
@@ -213,6 +280,17 @@ fn long_sequences() {
         ..ONE
     };
     check_sequences(Features::ALL, 600..640, mode);
+}
+
+#[test]
+fn sealed_inputs() {
+    let mode = Mode {
+        sealed: true,
+        ..ONE
+    };
+    check_sequences(Features::ALL, 800..880, mode);
+    let two = Mode { workers: 2, ..mode };
+    check_sequences(Features::ALL, 880..900, two);
 }
 
 #[test]

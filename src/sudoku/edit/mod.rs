@@ -222,6 +222,7 @@ impl Editor {
             explain: true,
             search: false,
             max_rounds: None,
+            one_puzzle: true,
             ..opts
         };
         let mut board = Board::new(program, &opts)?;
@@ -842,6 +843,7 @@ impl Editor {
                 workers: self.opts.workers,
                 timely_args: self.opts.timely_args.clone(),
                 explain: true,
+                one_puzzle: true,
                 ..Default::default()
             };
             let board = Board::new(rules::builtin(Builtin::Validate)?, &opts)?;
