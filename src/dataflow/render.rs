@@ -589,13 +589,19 @@ where
     let unit = parts.pop().expect("the unit relation's part");
     let mut colls: Colls<'s, W> = parts.into_iter().enumerate().collect();
     let is_sealed = |rel: RelId| sealed.get(rel).copied().unwrap_or(false);
-    let sealed_input = (0..relations).any(is_sealed).then(|| {
+    let sealed_rels: Vec<RelId> = (0..relations).filter(|&r| is_sealed(r)).collect();
+    let sealed_input = (!sealed_rels.is_empty()).then(|| {
         let (input, tagged) = scope.new_collection::<(u32, Wide<W>), isize>();
-        for (rel, part) in split_by(tagged, relations, route).into_iter().enumerate() {
-            if is_sealed(rel) {
-                colls.insert(rel, part);
-            }
+        // One part per sealed relation, not per relation: every port of the
+        // operator costs the dataflow's build and its progress tracking.
+        let mut part = vec![0u64; relations];
+        for (k, &rel) in sealed_rels.iter().enumerate() {
+            part[rel] = k as u64;
         }
+        let route =
+            move |((rel, r), t, d): ((u32, Wide<W>), Epoch, isize)| (part[rel as usize], (r, t, d));
+        let parts = split_by(tagged, sealed_rels.len(), route);
+        colls.extend(sealed_rels.iter().copied().zip(parts));
         input
     });
     let inputs = Inputs {
