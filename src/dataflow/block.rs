@@ -237,15 +237,7 @@ where
             rels.push(Left { rel: s, observed });
             ienv.charge(Charge::Relation(s), first);
         }
-        for (v, _) in spec.views {
-            let (contents, observed) = (spec.leaves)(*v);
-            if contents || observed {
-                let (first, t) = (ienv.next_operator(), *v as u32);
-                left.push(ienv.rels[v].clone().map(move |r| (t, r, [0; W], 0)));
-                rels.push(Left { rel: *v, observed });
-                ienv.charge(Charge::Relation(*v), first);
-            }
-        }
+        views_leaving(&mut ienv, &spec, &mut left, &mut rels);
         let events = !derived.explained.is_empty();
         if events {
             left.push(first_reasons(inner, &spec, derived.explained, &allowed));
@@ -256,6 +248,28 @@ where
             events,
         }
     })
+}
+
+/// The block's views that leave it (a later stratum reads them, or the session
+/// hears them): each view's rows, tagged by the view and round 0, into `left`,
+/// and the view into `rels`.
+fn views_leaving<'i, R: Rounds, const W: usize>(
+    ienv: &mut Env<'i, R, W>,
+    spec: &BlockSpec<'_>,
+    left: &mut Vec<Collection<'i, R, Leaving<W>>>,
+    rels: &mut Vec<Left>,
+) where
+    Wide<W>: ExchangeData,
+{
+    for (v, _) in spec.views {
+        let (contents, observed) = (spec.leaves)(*v);
+        if contents || observed {
+            let (first, t) = (ienv.next_operator(), *v as u32);
+            left.push(ienv.rels[v].clone().map(move |r| (t, r, [0; W], 0)));
+            rels.push(Left { rel: *v, observed });
+            ienv.charge(Charge::Relation(*v), first);
+        }
+    }
 }
 
 /// Renders the block's views in evaluation order, each into `ienv.rels`. `inputs`:
