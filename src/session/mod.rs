@@ -268,7 +268,6 @@ impl Session {
                 r.name
             ));
         }
-
         if values.len() != r.arity() {
             return Err(format!(
                 "'{}' has {} column{}, not {}",
@@ -281,7 +280,8 @@ impl Session {
         Ok(row(values))
     }
 
-    /// Refuses a change to a sealed relation after the commit that loaded it.
+    /// Refuses a change to a sealed relation after the commit that loaded it (an
+    /// insert of a fact already there, or of a program fact, changes nothing).
     fn check_open(&self, rel: RelId) -> Result<(), String> {
         if self.shut && self.sealed[rel] {
             return Err(format!(
@@ -305,7 +305,8 @@ impl Session {
     /// Adds an input fact (no effect if it is already present). Takes effect at commit.
     pub fn insert(&mut self, rel: RelId, values: &[Value]) -> Result<(), String> {
         let r = self.check_row(rel, values)?;
-        if !self.inputs.contains(&(rel, r)) {
+        let fact = (rel, r);
+        if !self.inputs.contains(&fact) && !self.fixed.contains(&fact) {
             self.check_open(rel)?;
         }
         if self.inputs.insert((rel, r)) && !self.fixed.contains(&(rel, r)) {
@@ -321,7 +322,8 @@ impl Session {
         if self.batch {
             return Err("a batch session only adds facts (reset it to start again)".into());
         }
-        if self.inputs.contains(&(rel, r)) {
+        let fact = (rel, r);
+        if self.inputs.contains(&fact) && !self.fixed.contains(&fact) {
             self.check_open(rel)?;
         }
         if self.inputs.remove(&(rel, r)) && !self.fixed.contains(&(rel, r)) {

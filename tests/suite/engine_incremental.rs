@@ -362,6 +362,48 @@ fn program_facts_are_permanent() {
     assert_eq!(s.contents(p.relation("t").unwrap()), vec![(vec![1, 2], 1)]);
 }
 
+/// A sealed relation takes its facts in the commit that loads it (here a program
+/// fact's). After it, inserting a fact already there or a program fact changes
+/// nothing and is accepted; a new fact or a retraction is refused; a reset opens
+/// the relation again.
+#[test]
+fn a_sealed_relation_refuses_changes_until_reset() {
+    let p = program(
+        ".decl e(x: number, y: number)\n.input e\n.decl q(x: number)\n.input q\n\
+         .decl t(x: number, y: number)\n\
+         e(1, 2).\n\
+         t(x, y) :- e(x, y), q(x).\n",
+    );
+    let (e, q) = (p.relation("e").unwrap(), p.relation("q").unwrap());
+    let config = Config {
+        inputs_only: true,
+        sealed: vec![e],
+        ..eng::config(1, false)
+    };
+    let mut s = Session::new(p.clone(), config).unwrap();
+    s.insert(q, &[1]).unwrap();
+    assert_eq!(
+        commit(&mut s, &p),
+        ["+e(1, 2) @0", "+q(1) @0", "+t(1, 2) @0"]
+    );
+    s.insert(e, &[1, 2]).unwrap();
+    let err = s.insert(e, &[2, 3]).unwrap_err();
+    assert!(err.contains("sealed"), "{err}");
+    s.insert(q, &[2]).unwrap();
+    assert_eq!(commit(&mut s, &p), ["+q(2) @0"]);
+    s.reset().unwrap();
+    s.insert(e, &[2, 3]).unwrap();
+    s.insert(q, &[2]).unwrap();
+    assert_eq!(
+        commit(&mut s, &p),
+        ["+e(1, 2) @0", "+e(2, 3) @0", "+q(2) @0", "+t(2, 3) @0"]
+    );
+    s.insert(e, &[2, 3]).unwrap();
+    let err = s.retract(e, &[2, 3]).unwrap_err();
+    assert!(err.contains("sealed"), "{err}");
+    assert!(commit(&mut s, &p).is_empty());
+}
+
 /// A fact whose first derivation goes away moves to a later round (and back): the
 /// commit removes it at the old round and adds it at the new one.
 #[test]
