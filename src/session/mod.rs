@@ -280,10 +280,12 @@ impl Session {
         Ok(row(values))
     }
 
-    /// Refuses a change to a sealed relation after the commit that loaded it (an
-    /// insert of a fact already there, or of a program fact, changes nothing).
-    fn check_open(&self, rel: RelId) -> Result<(), String> {
-        if self.shut && self.sealed[rel] {
+    /// Refuses a change to a sealed relation after the commit that loaded it.
+    /// `changes` says whether the insert or retract would change anything (an
+    /// insert of a fact already there, or of a program fact, does not); it is asked
+    /// only of a sealed relation, so other facts pay no extra lookups.
+    fn check_open(&self, rel: RelId, changes: impl FnOnce() -> bool) -> Result<(), String> {
+        if self.shut && self.sealed[rel] && changes() {
             return Err(format!(
                 "'{}' was loaded by an earlier commit and is sealed: reset the session to change it",
                 self.program.relations[rel].name
@@ -306,10 +308,10 @@ impl Session {
     pub fn insert(&mut self, rel: RelId, values: &[Value]) -> Result<(), String> {
         let r = self.check_row(rel, values)?;
         let fact = (rel, r);
-        if !self.inputs.contains(&fact) && !self.fixed.contains(&fact) {
-            self.check_open(rel)?;
-        }
-        if self.inputs.insert((rel, r)) && !self.fixed.contains(&(rel, r)) {
+        self.check_open(rel, || {
+            !self.inputs.contains(&fact) && !self.fixed.contains(&fact)
+        })?;
+        if self.inputs.insert(fact) && !self.fixed.contains(&fact) {
             self.pending.push((rel, r, 1));
         }
         Ok(())
@@ -323,10 +325,10 @@ impl Session {
             return Err("a batch session only adds facts (reset it to start again)".into());
         }
         let fact = (rel, r);
-        if self.inputs.contains(&fact) && !self.fixed.contains(&fact) {
-            self.check_open(rel)?;
-        }
-        if self.inputs.remove(&(rel, r)) && !self.fixed.contains(&(rel, r)) {
+        self.check_open(rel, || {
+            self.inputs.contains(&fact) && !self.fixed.contains(&fact)
+        })?;
+        if self.inputs.remove(&fact) && !self.fixed.contains(&fact) {
             self.pending.push((rel, r, -1));
         }
         Ok(())
