@@ -2,8 +2,9 @@
 //! fixpoint block's own machinery and the rest of a dataflow cost.
 //!
 //! In: the operator identifiers timely allocates while a piece renders (a contiguous
-//! range per piece: every operator of a worker draws from one counter; ranges nest,
-//! and an operator is charged to the innermost range that holds it), timely's logs
+//! range per piece: every operator of a worker draws from one counter, which also
+//! numbers channels; ranges nest, and an operator is charged to the innermost range
+//! that holds it), timely's logs
 //! (each operator's address, and the start and stop of each scheduling), and an
 //! `inspect` on each rule's head rows. Out: [`Cost`]s per worker, summed by the
 //! session. An arrangement shared by several rules is charged to the first rule that
@@ -123,7 +124,9 @@ impl Profile {
         for (charge, ops) in ranges {
             let c = out.entry(*charge).or_insert_with(|| Cost::new(*charge));
             for id in ops.clone() {
-                if !charged.insert(id) {
+                // Timely draws channels' identifiers from the operators' counter:
+                // only an identifier the log saw built is an operator.
+                if !log.addrs.contains_key(&id) || !charged.insert(id) {
                     continue;
                 }
                 c.operators += 1;
@@ -243,7 +246,8 @@ mod tests {
         p.rendered(Charge::Rule(0), 5..7);
         p.rendered(Charge::Relation(2), 6..7);
         p.rendered(Charge::Block(0), 2..8);
-        p.rendered(Charge::Rest, 0..8);
+        // Identifier 8 is a channel's: the log saw no operator built with it.
+        p.rendered(Charge::Rest, 0..9);
         p.derived(0, 3, 2);
         p.derived(0, 1, -1);
         let costs = p.costs(&log);
