@@ -91,7 +91,8 @@ pub struct Options {
     /// The board holds one puzzle, added once and then edited (an [`Editor`]'s): its
     /// own facts (`puzzle`, `cell`, `digit`, `eager`) are sealed with the geometry
     /// (see [`Config::sealed`]), so that an edit's commit reaches only what its
-    /// givens change. Another puzzle then needs a [`Board::reset`].
+    /// givens change. Another puzzle then needs a [`Board::reset`]. Without
+    /// `search`, the board takes no guesses or starts either: they are sealed empty.
     ///
     /// [`Editor`]: super::edit::Editor
     pub one_puzzle: bool,
@@ -127,12 +128,19 @@ pub struct Rels {
 
 impl Rels {
     /// The relations a board loads once (see [`Config::sealed`]): the geometry
-    /// (once per board, until a reset), and with `one_puzzle` the puzzle's own facts.
-    fn sealed(&self, one_puzzle: bool) -> Vec<RelId> {
+    /// (once per board, until a reset), and with `one_puzzle` the puzzle's own facts;
+    /// when it does not `search` either, also the search's `guess` and `start`,
+    /// which only a searching board's nodes insert (so they stay empty, and what
+    /// reads them, `inherits` and the block's guessed placements, is settled).
+    fn sealed(&self, one_puzzle: bool, search: bool) -> Vec<RelId> {
         let mut out = vec![self.member, self.group];
         if one_puzzle {
             out.extend([self.puzzle, self.cell, self.digit]);
             out.extend(self.eager);
+            if !search {
+                out.push(self.guess);
+                out.extend(self.start);
+            }
         }
         out
     }
@@ -241,7 +249,7 @@ impl Board {
             profile: opts.profile,
             // The board adds puzzles, geometry, guesses and starts: inputs only.
             inputs_only: true,
-            sealed: rels.sealed(opts.one_puzzle),
+            sealed: rels.sealed(opts.one_puzzle, opts.search),
         };
         let mut session = Session::new(program.clone(), config)?;
         let kinds = ["row", "column", "box", "diagonal"]
@@ -612,6 +620,10 @@ mod tests {
         board.set_given(0, c, v, true).unwrap();
         board.commit().unwrap();
         let err = board.add(1, &grid).unwrap_err();
+        assert!(err.contains("sealed"), "{err}");
+        // A board that does not search takes no guesses.
+        let open = (0..81).find(|&c| grid.get(c) == 0).unwrap();
+        let err = board.set_guess(0, open, 1, true).unwrap_err();
         assert!(err.contains("sealed"), "{err}");
         board.reset().unwrap();
         board.add(1, &grid).unwrap();
