@@ -83,6 +83,9 @@ pub struct BlockSpec<'p> {
     /// Which relations leave the block: (contents read later, changes observed) for
     /// each. The state relations always leave (the session's probe follows them).
     pub leaves: &'p dyn Fn(RelId) -> (bool, bool),
+    /// Whether a state relation takes a part of the session's input (one that
+    /// takes none starts from what the rules derive).
+    pub takes_input: &'p dyn Fn(RelId) -> bool,
 }
 
 /// The key of the least-tier arrangement: the instance's value and a tier.
@@ -218,7 +221,10 @@ where
         let complete = spec.monotone && spec.tiers.len() <= 1 && derived.explained.is_empty();
         for (s, var, cur) in vars {
             let first = ienv.next_operator();
-            let mut parts = vec![inputs[&s].clone().enter(inner)];
+            let mut parts = Vec::new();
+            if (spec.takes_input)(s) {
+                parts.push(inputs[&s].clone().enter(inner));
+            }
             if !complete {
                 parts.push(cur.clone());
             }

@@ -652,11 +652,8 @@ where
         // its input would stay empty, but advance every epoch, and hold back
         // what a sealed input's relations derive.
         let set = self.outputs.inputs_only && stratum.derived_set(self.program).is_some();
-        let relation = &self.program.relations[*rel];
-        let input = rules.is_empty()
-            || !self.outputs.inputs_only
-            || relation.input
-            || self.view_facts.contains(rel);
+        let input =
+            rules.is_empty() || takes_input(self.outputs, self.program, &self.view_facts, *rel);
         let mut parts = if input {
             vec![self.inputs[rel].clone()]
         } else {
@@ -712,6 +709,7 @@ where
             render_block::<Product<Epoch, u32>, W>
         };
         let (outputs, read_later) = (self.outputs, &self.rendered.read_later[i]);
+        let (program, view_facts) = (self.program, &self.view_facts);
         let out = render_block(
             &mut self.env,
             self.scope,
@@ -729,6 +727,7 @@ where
                 view_facts: &self.view_facts,
                 rule_tiers: &self.rule_tiers,
                 leaves: &|r| (read_later.contains(&r), outputs.observes(r)),
+                takes_input: &|r| takes_input(outputs, program, view_facts, r),
             },
         );
         let parts = self.split_left(out.left, &out.rels, out.events);
@@ -792,6 +791,14 @@ where
             self.probed.push(p);
         }
     }
+}
+
+/// Whether a relation that rules derive takes a part of the session's input: always,
+/// unless the session adds facts to inputs only; then only an input relation, or
+/// one with facts in the program text. (Any other's part would stay empty, but
+/// advance every epoch, and hold back what a sealed input's relations derive.)
+fn takes_input(outputs: &Outputs, program: &Program, view_facts: &[RelId], rel: RelId) -> bool {
+    !outputs.inputs_only || program.relations[rel].input || view_facts.contains(&rel)
 }
 
 /// The relations outside a block stratum (`state` and `views`: its own) that its
