@@ -474,6 +474,11 @@ pub struct BenchEditArgs {
     /// Evaluate every K-th state from scratch too (0: never)
     #[arg(long, value_name = "K", default_value_t = 10)]
     pub scratch_every: u64,
+    /// Per rule, over the whole session: rows derived, rounds fired, time in its
+    /// operators; per relation and block: time in their own operators (stderr; the
+    /// edits' times then include the measuring)
+    #[arg(long)]
+    pub profile: bool,
     #[command(flatten)]
     pub rules: RulesArgs,
 }

@@ -319,13 +319,15 @@ fn edit(args: &BenchEditArgs) -> Result<u8, CliError> {
     let warm = n.min(1000);
     let mut memory = Vec::new();
     let bar = progress::counter(Some(n as u64), "edits");
-    let (mut inc, mut scratch) = sudolog::sudoku::edit::bench_edits(program, n, seed, every, |k| {
+    let profile = args.profile;
+    let times = sudolog::sudoku::edit::bench_edits(program, n, seed, every, profile, |k| {
         bar.inc(1);
         if k == warm || k == n {
             memory.push((k, rss_mib(), peak_mib()));
         }
     })
     .map_err(error::engine)?;
+    let (mut inc, mut scratch) = (times.incremental, times.scratch);
     bar.finish_and_clear();
     let (mi, ms_) = (median(&mut inc), median(&mut scratch));
     println!(
@@ -352,6 +354,13 @@ fn edit(args: &BenchEditArgs) -> Result<u8, CliError> {
         .map(|(k, rss, peak)| format!("after {k} edits {rss:.0} MiB resident ({peak:.0} MiB peak)"))
         .collect();
     println!("memory (one session): {}", memory.join("; "));
+    if let Some((program, costs)) = times.profile {
+        eprintln!(
+            "the session's costs over its {} edits (times include the measuring):",
+            inc.len()
+        );
+        eprint!("{}", super::profile::table(&program, &costs));
+    }
     Ok(0)
 }
 

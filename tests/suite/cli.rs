@@ -158,7 +158,7 @@ fn each_subcommand_help_lists_only_its_own_options() {
         ),
         (
             vec!["bench", "edit"],
-            &["--edits", "--scratch-every"],
+            &["--edits", "--scratch-every", "--profile"],
             &["--nodes", "--limit"],
         ),
     ] {
@@ -463,6 +463,52 @@ fn engines_per_worker_keep_input_order() {
     // later (its cell is solved then), and still counts.
     assert!(given > 0 && eliminated > 0 && singles > 0);
     assert_eq!(profile("3"), (given, eliminated, singles));
+}
+
+/// `bench edit --profile`: after the edits' figures, one line per rule of the
+/// session's program on stderr, over the whole session (the sample's first load
+/// included). `singles.dl` solves the Drools samples by singles, so its placement
+/// rules derive in rounds after the first, and `eliminated@44` (a placement's peers)
+/// fires from round 1 on, never in round 0 (nothing is placed before it).
+#[test]
+fn bench_edit_profile_reports_the_sessions_rules() {
+    let r = run(&[
+        "bench",
+        "edit",
+        "--rules",
+        "datalog/singles.dl",
+        "--edits",
+        "12",
+        "--scratch-every",
+        "0",
+        "--profile",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(r.out.contains("over 12 edits"), "{}", r.out);
+    let row = |label: &str| -> Vec<String> {
+        r.err
+            .lines()
+            .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .find(|cols| cols.get(1).map(String::as_str) == Some(label))
+            .unwrap_or_else(|| panic!("no profile line for {label}:\n{}", r.err))
+    };
+    // Columns: rule, label, derived, rounds, first-last, operators, ms, share.
+    for label in ["placed@54", "placed@55", "eliminated@44"] {
+        let cols = row(label);
+        assert!(cols[2].parse::<i64>().unwrap() > 0, "{label}: {}", r.err);
+        assert!(cols[5].parse::<usize>().unwrap() > 0, "{label}: {}", r.err);
+    }
+    let first = row("eliminated@44")[4]
+        .split('-')
+        .next()
+        .unwrap()
+        .to_string();
+    assert_eq!(first, "1", "{}", r.err);
+    assert!(
+        r.err.lines().any(|l| l.starts_with("all operators: ")),
+        "{}",
+        r.err
+    );
 }
 
 /// `explain`, `dump` and `validate` on an input of several puzzles say they used

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::{read_puzzle, Editor, P};
 use crate::check::ir::Program;
+use crate::session::Cost;
 use crate::sudoku::board::{Board, Options, Status};
 use crate::sudoku::explain::Notation;
 use crate::sudoku::grid::digit_char;
@@ -121,18 +122,25 @@ pub fn random_edit(rng: &mut Rng, ed: &Editor) -> String {
 /// then every `scratch_every`-th after it; never if 0), the time of a from-scratch
 /// evaluation of the same givens on a second board (`reset`, `add`, `commit`: a new
 /// dataflow built and run to its fixpoint). `after(k)` is called after the k-th edit,
-/// while the session is alive (to read memory, say).
+/// while the session is alive (to read memory, say). With `profile`, the session
+/// measures its rules as it runs (see [`Options::profile`]; the times then include
+/// the measuring), and the costs come back with the program the session ran.
 pub fn bench_edits(
     program: Arc<Program>,
     n: usize,
     seed: u64,
     scratch_every: usize,
+    profile: bool,
     mut after: impl FnMut(usize),
-) -> Result<(Vec<Duration>, Vec<Duration>), String> {
+) -> Result<EditTimes, String> {
     let mut rng = Rng::new(seed);
     let (sample, _, _) = SAMPLES[rng.below(DROOLS_MENU)];
     let grid = read_puzzle(sample)?;
-    let mut ed = Editor::with_program(program.clone(), Options::default(), grid, Notation::Drools)?;
+    let engine = Options {
+        profile,
+        ..Options::default()
+    };
+    let mut ed = Editor::with_program(program.clone(), engine, grid, Notation::Drools)?;
     let opts = Options {
         candidates: true,
         eliminations: true,
@@ -165,5 +173,24 @@ pub fn bench_edits(
             }
         }
     }
-    Ok((inc, full))
+    let profile = match profile {
+        true => Some((ed.board.program().clone(), ed.board.profile()?)),
+        false => None,
+    };
+    Ok(EditTimes {
+        incremental: inc,
+        scratch: full,
+        profile,
+    })
+}
+
+/// What [`bench_edits`] measured.
+pub struct EditTimes {
+    /// Each edit's incremental commit.
+    pub incremental: Vec<Duration>,
+    /// The from-scratch evaluations of every `scratch_every`-th state.
+    pub scratch: Vec<Duration>,
+    /// With `profile`: the program the session ran (gated, as an Editor's board
+    /// runs it) and its costs over the whole session.
+    pub profile: Option<(Arc<Program>, Vec<Cost>)>,
 }
