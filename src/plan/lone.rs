@@ -134,11 +134,12 @@ fn count_of(program: &Program, view: RelId, rp: &RulePlan) -> Option<Count> {
     })
 }
 
-/// Rewrites `p` to read `c`'s singles, if it scans `c`'s view with the count 1 and
-/// then (after antijoins only) joins the counted relation on the whole group.
-fn rewrite(p: &mut Pipeline, c: &Count) -> bool {
+/// Where `p` reads `c`'s singles: when it scans `c`'s view with the count 1 and
+/// then (after antijoins only) joins the counted relation on the whole group. Out:
+/// the counted relation's column behind each slot of the scan, and the join's step.
+fn single_read(p: &Pipeline, c: &Count) -> Option<(Vec<usize>, usize)> {
     let Source::Scan { rel, filter, out } = &p.source else {
-        return false;
+        return None;
     };
     let n = c
         .cols
@@ -146,47 +147,49 @@ fn rewrite(p: &mut Pipeline, c: &Count) -> bool {
         .position(Option::is_none)
         .expect("a count column");
     if *rel != c.view || !filter.equal.is_empty() || filter.consts != [(n, 1)] {
-        return false;
+        return None;
     }
     // The column of the counted relation behind each slot of the scan.
-    let Some(slot_cols): Option<Vec<usize>> = out
+    let slot_cols: Vec<usize> = out
         .iter()
         .map(|o| match o {
             Pick::Col(a) => c.cols[*a],
             _ => None,
         })
-        .collect()
-    else {
-        return false;
-    };
-    let Some(j) = p
+        .collect::<Option<_>>()?;
+    let j = p
         .steps
         .iter()
-        .position(|s| !matches!(s, Step::Antijoin { .. }))
-    else {
-        return false;
-    };
+        .position(|s| !matches!(s, Step::Antijoin { .. }))?;
     let Step::Join {
         rel: joined,
         key_cols,
         probe,
         filter: jfilter,
-        out: jout,
+        ..
     } = &p.steps[j]
     else {
-        return false;
+        return None;
     };
     let on_group = key_cols.len() + 1 == c.cols.len()
         && key_cols
             .iter()
             .zip(probe)
             .all(|(k, pk)| matches!(pk, Pick::Slot(s) if slot_cols.get(*s) == Some(k)));
-    if *joined != c.rel || !jfilter.is_empty() || !on_group {
+    (*joined == c.rel && jfilter.is_empty() && on_group).then_some((slot_cols, j))
+}
+
+/// Rewrites `p` to read `c`'s singles where it reads them ([`single_read`]).
+fn rewrite(p: &mut Pipeline, c: &Count) -> bool {
+    let Some((slot_cols, j)) = single_read(p, c) else {
         return false;
-    }
+    };
+    let Step::Join { out: jout, .. } = &p.steps[j] else {
+        unreachable!("single_read found a join")
+    };
     // The scan's slots, then the counted relation's extra column in a new last slot
     // (when the rule reads it).
-    let width = out.len();
+    let width = slot_cols.len();
     let extra_var = jout
         .iter()
         .position(|o| *o == Pick::Col(c.extra))

@@ -465,6 +465,14 @@ fn engines_per_worker_keep_input_order() {
     assert_eq!(profile("3"), (given, eliminated, singles));
 }
 
+/// The columns of the `--profile` line (on stderr, `err`) for the rule `label`.
+fn profile_row(err: &str, label: &str) -> Vec<String> {
+    err.lines()
+        .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .find(|cols| cols.get(1).map(String::as_str) == Some(label))
+        .unwrap_or_else(|| panic!("no profile line for {label}:\n{err}"))
+}
+
 /// `bench edit --profile`: after the edits' figures, one line per rule of the
 /// session's program on stderr, over the whole session (the sample's first load
 /// included). `singles.dl` solves the Drools samples by singles, so its placement
@@ -485,13 +493,7 @@ fn bench_edit_profile_reports_the_sessions_rules() {
     ]);
     assert_eq!(r.code, 0, "{}", r.err);
     assert!(r.out.contains("over 12 edits"), "{}", r.out);
-    let row = |label: &str| -> Vec<String> {
-        r.err
-            .lines()
-            .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
-            .find(|cols| cols.get(1).map(String::as_str) == Some(label))
-            .unwrap_or_else(|| panic!("no profile line for {label}:\n{}", r.err))
-    };
+    let row = |label: &str| profile_row(&r.err, label);
     // Columns: rule, label, derived, rounds, first-last, operators, ms, share.
     for label in ["placed@54", "placed@55", "eliminated@44"] {
         let cols = row(label);
@@ -717,13 +719,7 @@ fn run_profile_reports_each_rule() {
     let r = run(&["run", "benches/tc.dl", "-F", &facts, "-D", "-", "--profile"]);
     assert_eq!(r.code, 0, "{}", r.err);
     assert!(r.out.contains("1\t3\n"), "{}", r.out);
-    let row = |label: &str| -> Vec<String> {
-        r.err
-            .lines()
-            .map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
-            .find(|cols| cols.get(1).map(String::as_str) == Some(label))
-            .unwrap_or_else(|| panic!("no profile line for {label}:\n{}", r.err))
-    };
+    let row = |label: &str| profile_row(&r.err, label);
     // Columns: rule, label, derived, rounds, first-last, operators, ms, share.
     let base = row("path@6");
     assert_eq!((&base[2][..], &base[3][..]), ("2", "1"), "{}", r.err);
