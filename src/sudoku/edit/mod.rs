@@ -208,8 +208,8 @@ impl Editor {
     }
 
     /// A session over any Sudoku rule program that defines `placed` and
-    /// `eliminated`. Of `opts`, only the engine settings (workers, timely arguments)
-    /// are used.
+    /// `eliminated`. Of `opts`, only the engine settings (workers, timely arguments,
+    /// `profile`) are used.
     pub fn with_program(
         program: Arc<Program>,
         opts: Options,
