@@ -258,7 +258,7 @@ pub struct Outputs {
     /// rule that yields a set is rendered without a distinct, and a derived relation
     /// without program facts takes no input.
     pub inputs_only: bool,
-    /// By relation (empty: none): fed from an input of their own, which
+    /// By relation, one flag each: fed from an input of their own, which
     /// [`Dataflow::seal`] closes after the commit that loads them. The operators that
     /// read only such relations (a board's geometry and what is derived from it, and
     /// their arrangements in every block) then take no part in later epochs.
@@ -325,7 +325,7 @@ struct Inputs<const W: usize> {
 
 impl<const W: usize> Feed for Inputs<W> {
     fn update(&mut self, rel: RelId, r: &Row, diff: isize) {
-        let input = if self.is_sealed.get(rel).copied().unwrap_or(false) {
+        let input = if self.is_sealed[rel] {
             // The session refuses a sealed relation's changes once it is sealed.
             self.sealed
                 .as_mut()
@@ -588,8 +588,8 @@ where
     let mut parts = split_by(tagged, relations + 1, route);
     let unit = parts.pop().expect("the unit relation's part");
     let mut colls: Colls<'s, W> = parts.into_iter().enumerate().collect();
-    let is_sealed = |rel: RelId| sealed.get(rel).copied().unwrap_or(false);
-    let sealed_rels: Vec<RelId> = (0..relations).filter(|&r| is_sealed(r)).collect();
+    assert_eq!(sealed.len(), relations, "one sealed flag per relation");
+    let sealed_rels: Vec<RelId> = (0..relations).filter(|&r| sealed[r]).collect();
     let sealed_input = (!sealed_rels.is_empty()).then(|| {
         let (input, tagged) = scope.new_collection::<(u32, Wide<W>), isize>();
         // One part per sealed relation, not per relation: every port of the
@@ -607,7 +607,7 @@ where
     let inputs = Inputs {
         all,
         sealed: sealed_input,
-        is_sealed: (0..relations).map(is_sealed).collect(),
+        is_sealed: sealed.to_vec(),
         unit: relations as u32,
     };
     (inputs, unit, colls)
