@@ -49,6 +49,11 @@ fn sealed_relations(seed: u64, p: &Program) -> Vec<RelId> {
         .collect()
 }
 
+/// Whether the relation named `name` is one of `sealed`.
+fn is_sealed(p: &Program, sealed: &[RelId], name: &str) -> bool {
+    sealed.iter().any(|&r| p.relations[r].name == name)
+}
+
 /// The commits of a sealed sequence: the random edits of the facts of unsealed
 /// inputs, with every pool fact of a sealed relation added to the first commit.
 fn sealed_commits(
@@ -58,13 +63,12 @@ fn sealed_commits(
     sealed: &[RelId],
     commits: usize,
 ) -> Vec<Vec<gen::Update>> {
-    let is_sealed = |name: &str| sealed.iter().any(|&r| p.relations[r].name == name);
     let input = |name: &str| p.relation(name).is_some_and(|r| p.relations[r].input);
     let (loaded, edited): (Vec<_>, Vec<_>) = pool
         .iter()
         .filter(|(name, _)| input(name))
         .cloned()
-        .partition(|(name, _)| is_sealed(name));
+        .partition(|(name, _)| is_sealed(p, sealed, name));
     let mut out = gen::random_edits(seed, &edited, commits);
     let mut loaded: Vec<gen::Update> = loaded.into_iter().map(|(n, t)| (n, t, true)).collect();
     loaded.sort();
@@ -200,10 +204,9 @@ fn check_sequence(seed: u64, features: Features, mode: Mode) -> Result<(), Strin
     }
     // Once the first commit has loaded any of them, a sealed relation refuses a
     // new fact.
-    let loaded = commits.first().is_some_and(|c| {
-        c.iter()
-            .any(|(name, _, _)| sealed.iter().any(|&r| p.relations[r].name == *name))
-    });
+    let loaded = commits
+        .first()
+        .is_some_and(|c| c.iter().any(|(name, _, _)| is_sealed(&p, &sealed, name)));
     if let (Some(&rel), true) = (sealed.first(), loaded) {
         let fact = vec![-7; p.relations[rel].arity()];
         if s.insert(rel, &fact).is_ok() {
