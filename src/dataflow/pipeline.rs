@@ -4,7 +4,9 @@
 //!
 //! In: the collections of the relations a rule reads ([`Env::rels`]). Out: the rows
 //! of bound variables the pipeline ends with. Arrangements of relations are built on
-//! first use and shared through [`Env`], one per (relation, key columns).
+//! first use and shared through [`Env`], one per (relation, key columns), and one
+//! per (relation, filter, key columns) for the rules that start by scanning a
+//! relation with that filter and join on those columns.
 
 use std::collections::HashMap;
 
@@ -22,7 +24,7 @@ use super::profile::{Charge, ProfileCell};
 use super::row::{build, project, Wide};
 use super::time::{arrange_keys, Epoch, Time};
 use crate::check::ir::{CmpOp, RelId, Symbols, Value};
-use crate::plan::{Pick, Pipeline, RulePlan, SExpr, Source, Step};
+use crate::plan::{AtomFilter, Pick, Pipeline, RulePlan, SExpr, Source, Step};
 
 pub type Diff = isize;
 pub type RowArr<'s, T, const W: usize> =
@@ -55,7 +57,10 @@ pub enum AnyKeys<'s, T: Time, const W: usize> {
 pub struct Env<'s, T: Time, const W: usize> {
     pub rels: HashMap<RelId, Collection<'s, T, Wide<W>>>,
     pub arities: Vec<usize>,
-    rows: HashMap<(RelId, Vec<usize>), RowArr<'s, T, W>>,
+    /// Arrangements of relations' rows by key columns, each of the rows that pass a
+    /// filter (shared by every rule that scans the relation with that filter, first
+    /// thing, and joins on those columns).
+    rows: HashMap<(RelId, AtomFilter, Vec<usize>), RowArr<'s, T, W>>,
     keys: HashMap<(RelId, Vec<usize>), KeyArr<'s, T, W>>,
     /// Arrangements of the top level's relations entered into this block.
     outer_rows: HashMap<(RelId, Vec<usize>), OuterRowArr<'s, T, W>>,
@@ -118,15 +123,29 @@ where
 
     /// `rel` arranged by `cols`, each entry's value the whole row.
     fn rows(&mut self, rel: RelId, cols: &[usize]) -> RowArr<'s, T, W> {
-        if let Some(a) = self.rows.get(&(rel, cols.to_vec())) {
+        self.rows_where(rel, &AtomFilter::default(), cols)
+    }
+
+    /// The rows of `rel` that pass `filter`, arranged by `cols`, each entry's value
+    /// the whole row: built once per (relation, filter, columns) in this scope, so
+    /// rules that start by scanning a relation alike and joining on the same
+    /// columns share one arrangement (the full rules' tiers scan one relation at
+    /// one tier in many rules, say).
+    fn rows_where(&mut self, rel: RelId, filter: &AtomFilter, cols: &[usize]) -> RowArr<'s, T, W> {
+        let key = (rel, filter.normalized(), cols.to_vec());
+        if let Some(a) = self.rows.get(&key) {
             return a.clone();
         }
         let c = cols.to_vec();
-        let a = self
-            .rel(rel)
-            .map(move |r| (project(&c, &r), r))
-            .arrange_by_key_named("Rows");
-        self.rows.insert((rel, cols.to_vec()), a.clone());
+        let rows = self.rel(rel);
+        let a = if filter.is_empty() {
+            rows.map(move |r| (project(&c, &r), r))
+        } else {
+            let f = filter.clone();
+            rows.flat_map(move |r| f.accepts(&r).then(|| (project(&c, &r), r)))
+        }
+        .arrange_by_key_named("Rows");
+        self.rows.insert(key, a.clone());
         a
     }
 
@@ -246,14 +265,13 @@ impl Pending {
     }
     /// `out` (picks from a probe row and a joined row) run on the rows this scan
     /// builds from the probe rows: picks from the probe rows themselves. `self` is a
-    /// scan without a filter whose projection picks the scanned row's columns (the
-    /// only scan a join reads through its relation's own arrangement, see
-    /// [`scan_key`]).
+    /// scan whose projection picks the scanned row's columns, and whose filter the
+    /// rows passed already (the only scan a join reads through an arrangement of
+    /// its relation's rows, see [`scan_key`]).
     fn compose(&self, out: &[Pick]) -> Vec<Pick> {
-        let [Stage::Scan(filter, scanned)] = self.0.as_slice() else {
+        let [Stage::Scan(_, scanned)] = self.0.as_slice() else {
             unreachable!("a join's scan is one stage")
         };
-        debug_assert!(filter.is_empty(), "a join's scan has no filter");
         out.iter()
             .map(|p| match p {
                 Pick::Slot(s) => match &scanned[*s] {
@@ -527,13 +545,14 @@ where
     };
     let shared = match (&flow, source) {
         (Flow::Rows(_), Source::Scan { rel: scanned, .. }) => {
-            scan_key(&pending, probe).map(|cols| (*scanned, cols))
+            scan_key(&pending, probe).map(|(filter, cols)| (*scanned, filter, cols))
         }
         _ => None,
     };
-    // `scan`: the scan to run on the relation's rows the shared arrangement holds.
+    // `scan`: the scan to run on the relation's rows the shared arrangement holds
+    // (its filter passed already).
     let (left, scan) = match shared {
-        Some((scanned, cols)) => (env.rows(scanned, &cols), Some(pending)),
+        Some((scanned, filter, cols)) => (env.rows_where(scanned, &filter, &cols), Some(pending)),
         None => (flow.keyed(pending, probe).arrange_by_key(), None),
     };
     let filter = filter.clone();
@@ -685,16 +704,15 @@ impl Rekey {
     }
 }
 
-/// The key columns of the scanned relation when the only stage before a join is a
-/// scan without a filter whose probe reads scanned columns: the join can then read
-/// the relation's own arrangement by those columns (and run the scan on its rows).
-fn scan_key(pending: &Pending, probe: &[Pick]) -> Option<Vec<usize>> {
+/// The scan's filter and the key columns of the scanned relation when the only
+/// stage before a join is a scan whose probe reads scanned columns: the join can
+/// then read the arrangement of the relation's rows that pass the filter, by those
+/// columns, which every rule that starts so shares (and run the scan's projection
+/// on its rows).
+fn scan_key(pending: &Pending, probe: &[Pick]) -> Option<(AtomFilter, Vec<usize>)> {
     let [Stage::Scan(filter, out)] = pending.0.as_slice() else {
         return None;
     };
-    if !filter.is_empty() {
-        return None;
-    }
     let cols = probe
         .iter()
         .map(|p| match p {
@@ -705,7 +723,7 @@ fn scan_key(pending: &Pending, probe: &[Pick]) -> Option<Vec<usize>> {
             _ => None,
         })
         .collect::<Option<Vec<usize>>>()?;
-    Some(cols)
+    Some((filter.clone(), cols))
 }
 
 /// A join of keyed rows, arranged, with `rel` arranged by `key_cols`; `f` builds the
@@ -887,7 +905,56 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::AtomFilter;
+    use crate::check::check_str;
+    use crate::session::{Config, Observe, Session};
+    use std::sync::Arc;
+
+    /// Rules that start by scanning one relation with one filter and join on the
+    /// same columns share that arrangement: the dataflow has fewer operators than
+    /// one whose rules filter differently, and every rule derives what it should.
+    #[test]
+    fn rules_that_scan_alike_share_their_first_arrangement() {
+        // `q` scans `r` as `p` does (k = 1), or differently (k = 3).
+        let text = |k: i32| {
+            format!(
+                ".decl r(a: number, x: number)
+                .decl s(x: number)
+                .decl t(x: number)
+                r(1, 5). r(1, 6). r(2, 6). r(2, 7). r(3, 5). s(5). s(6). t(6). t(7).
+                .decl p(x: number)
+                .decl q(x: number)
+                .decl o(x: number)
+                p(x) :- r(1, x), s(x).
+                q(x) :- r({k}, x), t(x).
+                o(x) :- r(2, x), t(x)."
+            )
+        };
+        for batch in [false, true] {
+            let run = |k: i32| {
+                let program = Arc::new(check_str("share.dl", &text(k)).expect("it checks"));
+                let rel = |n: &str| program.relation(n).unwrap();
+                let rels = [rel("p"), rel("q"), rel("o")];
+                let config = Config {
+                    observe: Observe::Relations(rels.to_vec()),
+                    profile: true,
+                    batch,
+                    ..Default::default()
+                };
+                let mut session = Session::new(program.clone(), config).expect("it starts");
+                session.commit().expect("the commit runs");
+                let rows = rels.map(|r| {
+                    let rows = session.contents(r).into_iter().map(|(v, _)| v[0]);
+                    rows.collect::<Vec<Value>>()
+                });
+                let costs = session.profile().expect("the profile is read");
+                (rows, costs.iter().map(|c| c.operators).sum::<usize>())
+            };
+            let ((alike, shared), (apart, own)) = (run(1), run(3));
+            assert_eq!(alike, [vec![5, 6], vec![6], vec![6, 7]]);
+            assert_eq!(apart, [vec![5, 6], vec![], vec![6, 7]]);
+            assert!(shared < own, "batch {batch}: {shared} vs {own} operators");
+        }
+    }
 
     /// A join's scan, its picks and the projections after it, folded, build the
     /// rows that running them one after another builds.

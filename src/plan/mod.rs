@@ -72,7 +72,7 @@ pub enum Source {
 }
 
 /// Conditions on a relation's own row: constant columns and repeated variables.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub struct AtomFilter {
     pub consts: Vec<(usize, Value)>,
     pub equal: Vec<(usize, usize)>,
@@ -85,6 +85,14 @@ impl AtomFilter {
     }
     pub fn is_empty(&self) -> bool {
         self.consts.is_empty() && self.equal.is_empty()
+    }
+    /// The same conditions in a canonical order (two atoms that filter alike
+    /// compare equal).
+    pub fn normalized(&self) -> AtomFilter {
+        let mut f = self.clone();
+        f.consts.sort_unstable();
+        f.equal.sort_unstable();
+        f
     }
 }
 
