@@ -14,7 +14,8 @@
 //! arrive, so what they cost a round is progress tracking alone):
 //!
 //! - **build**: constructing the dataflow;
-//! - **first epoch**: the static rows and one seed row, run to the fixpoint;
+//! - **first epoch**: one seed row, run to the fixpoint (the static rows were
+//!   loaded and their input closed before it);
 //! - **edit**: one new seed row, which walks the loop for ROUNDS rounds (round r's
 //!   row is read by one rule only), run to the fixpoint; the median over EDITS;
 //! - **empty epoch**: an epoch that changes nothing; the median over EDITS.
@@ -101,8 +102,13 @@ fn measure(shape: Shape, rules: u32, rounds: u32, edits: u32) -> Floor {
             (seed_in, table_in, paths.probe().0)
         });
         let build = t.elapsed();
+        // The static rows, closed once loaded, as sudolog seals a board's geometry:
+        // later epochs advance the seed alone.
+        for i in 0..rules {
+            table.insert((i, 0));
+        }
+        table.close();
         let mut epoch = |seed: &mut differential_dataflow::input::InputSession<_, _, _>,
-                         table: &mut differential_dataflow::input::InputSession<_, _, _>,
                          row: Option<(u32, u32)>| {
             let t = Instant::now();
             if let Some(r) = row {
@@ -111,22 +117,17 @@ fn measure(shape: Shape, rules: u32, rounds: u32, edits: u32) -> Floor {
             let next = *seed.time() + 1;
             seed.advance_to(next);
             seed.flush();
-            table.advance_to(next);
-            table.flush();
             while probe.less_than(seed.time()) {
                 worker.step_or_park(None);
             }
             t.elapsed()
         };
-        for i in 0..rules {
-            table.insert((i, 0));
-        }
-        let first = epoch(&mut seed, &mut table, Some((0, 0)));
+        let first = epoch(&mut seed, Some((0, 0)));
         let (mut edit, mut empty) = (Vec::new(), Vec::new());
         for e in 1..=edits {
             // A fresh chain: its keys start past every earlier chain's.
-            edit.push(epoch(&mut seed, &mut table, Some((e * (rounds + 1), 0))));
-            empty.push(epoch(&mut seed, &mut table, None));
+            edit.push(epoch(&mut seed, Some((e * (rounds + 1), 0))));
+            empty.push(epoch(&mut seed, None));
         }
         *out2.lock().unwrap() = Some(Floor {
             rules,
