@@ -13,6 +13,7 @@
 //! inflationary rounds of a block compute the least fixpoint.
 
 pub mod ir;
+pub mod split;
 mod stratify;
 
 use std::collections::HashMap;

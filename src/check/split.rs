@@ -1,0 +1,649 @@
+//! A tiered fixpoint block split into programs a host can step in tier order.
+//!
+//! In: a parsed program whose one `.fixpoint` block holds rules of tier 2 and up.
+//! Out ([`TierSplit`]): checked programs.
+//! - **The base:** the program without those rules, and without the block's relations
+//!   only they need. The block's relations that those rules derive and the base keeps
+//!   (its accumulating relations: the `writes`) take facts from the host through an
+//!   input each (`R__stepped`, joined into `R` by an `@ungated` rule).
+//! - **One program per tier** that writes: its rules, and the relations they read.
+//!   Those the base computes are inputs here (the `reads`), fed from the base's
+//!   contents; the others are worked out here, the ones that recurse among
+//!   themselves (chains that grow a link a round) in a fixpoint block of their own.
+//!   Annotations are dropped: a tier's program is evaluated only when every lower
+//!   tier found nothing, which is what tier gating did inside the block.
+//!
+//! A host runs the base to its fixpoint, hands the reads to tier 2's program, and,
+//! when that derives something new, adds it to the base through the host inputs and
+//! starts again from the base; otherwise it tries the next tier. That is the block's
+//! order, so it reaches the block's fixpoint (`benches/tier_steps.rs` checks it on
+//! the full Sudoku rules), without a round of the block ever reaching the operators
+//! of the tiers it does not need.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use crate::diag::{SourceMap, Span};
+use crate::syntax::ast::{
+    Annotations, Atom, Decl, DeclKind, Expr, FixpointBlock, Ident, Item, Literal, Program as Ast,
+    Rule,
+};
+use crate::syntax::Loader;
+
+use super::ir::Program;
+use super::{check, CheckError};
+
+/// The suffix of the base's input for the host's facts of an accumulating relation.
+pub const HOST_INPUT: &str = "__stepped";
+
+/// The programs of a split (see the module's documentation).
+pub struct TierSplit {
+    pub base: Program,
+    /// The tiers that write, lowest first.
+    pub tiers: Vec<TierProgram>,
+}
+
+/// One tier's program. It keeps the program's inputs and the rules outside the block
+/// that do not depend on it: the host gives it the input facts it gives the base (for
+/// the Sudoku rules, the geometry).
+pub struct TierProgram {
+    pub tier: u32,
+    pub program: Program,
+    /// Relations of the base's block this program reads: inputs here, fed from the
+    /// base's contents (same names).
+    pub reads: Vec<String>,
+    /// Accumulating relations of the base this program derives: what it finds goes
+    /// to the base's `name__stepped` input.
+    pub writes: Vec<String>,
+}
+
+/// Parses program files as [`super::check_files`] does, and splits them: `None` when
+/// no fixpoint block has rules of tier 2 and up.
+pub fn split_files(paths: &[String], loader: &dyn Loader) -> Result<Option<TierSplit>, CheckError> {
+    let (sources, ast) = crate::syntax::parse_paths(paths, loader)?;
+    check(sources.clone(), &ast)?;
+    split(&sources, &ast)
+}
+
+fn high(r: &Rule) -> bool {
+    r.annotations.tier.is_some_and(|(t, _)| t >= 2)
+}
+
+fn atoms<'a>(lits: &'a [Literal], out: &mut Vec<&'a str>) {
+    for l in lits {
+        match l {
+            Literal::Atom(a) | Literal::Negated(a, _) => out.push(&a.relation.name),
+            Literal::Aggregate(g) => atoms(&g.body, out),
+            Literal::Compare(..) => {}
+        }
+    }
+}
+
+/// The relations a rule's body reads.
+fn reads(r: &Rule) -> Vec<&str> {
+    let mut out = Vec::new();
+    atoms(&r.body, &mut out);
+    out
+}
+
+/// The block's pieces, by relation name.
+struct Block<'a> {
+    block: &'a FixpointBlock,
+    decls: BTreeMap<&'a str, &'a Decl>,
+    rules: Vec<&'a Rule>,
+}
+
+impl<'a> Block<'a> {
+    fn of(block: &'a FixpointBlock) -> Block<'a> {
+        let mut decls = BTreeMap::new();
+        let mut rules = Vec::new();
+        for item in &block.items {
+            match item {
+                Item::Decl(d) => {
+                    decls.insert(d.name.name.as_str(), d);
+                }
+                Item::Rule(r) => rules.push(r),
+                _ => {}
+            }
+        }
+        Block {
+            block,
+            decls,
+            rules,
+        }
+    }
+
+    fn holds(&self, rel: &str) -> bool {
+        self.decls.contains_key(rel)
+    }
+
+    /// The block's relations the base needs: its accumulating relations and what the
+    /// rest of the program reads, closed over the rules below tier 2.
+    fn base_needs(&self, outside: &[&'a Rule]) -> BTreeSet<&'a str> {
+        let mut need: Vec<&str> = self
+            .decls
+            .iter()
+            .filter(|(_, d)| d.kind == DeclKind::Relation)
+            .map(|(n, _)| *n)
+            .collect();
+        need.extend(
+            outside
+                .iter()
+                .flat_map(|r| reads(r))
+                .filter(|n| self.holds(n)),
+        );
+        let mut seen = BTreeSet::new();
+        while let Some(n) = need.pop() {
+            if !seen.insert(n) {
+                continue;
+            }
+            for r in self
+                .rules
+                .iter()
+                .filter(|r| !high(r) && r.head.relation.name == n)
+            {
+                need.extend(reads(r).into_iter().filter(|m| self.holds(m)));
+            }
+        }
+        seen
+    }
+}
+
+/// Splits `ast` (which checks): `None` when no fixpoint block has rules of tier 2 and
+/// up, when more than one has, or when what a higher tier derives is read outside the
+/// block but not kept by the base (no rule below tier 2 derives it).
+pub fn split(sources: &SourceMap, ast: &Ast) -> Result<Option<TierSplit>, CheckError> {
+    let tiered: Vec<usize> = (0..ast.items.len())
+        .filter(|&i| match &ast.items[i] {
+            Item::Fixpoint(b) => b
+                .items
+                .iter()
+                .any(|it| matches!(it, Item::Rule(r) if high(r))),
+            _ => false,
+        })
+        .collect();
+    let [at] = tiered[..] else { return Ok(None) };
+    let Item::Fixpoint(fixpoint) = &ast.items[at] else {
+        unreachable!("a block")
+    };
+    let block = Block::of(fixpoint);
+    let outside: Vec<&Rule> = ast
+        .items
+        .iter()
+        .filter_map(|it| match it {
+            Item::Rule(r) => Some(r),
+            _ => None,
+        })
+        .collect();
+    let base_rules: Vec<&Rule> = {
+        let needs = block.base_needs(&outside);
+        block
+            .rules
+            .iter()
+            .copied()
+            .filter(|r| !high(r) && needs.contains(r.head.relation.name.as_str()))
+            .collect()
+    };
+    let computed: BTreeSet<&str> = base_rules
+        .iter()
+        .map(|r| r.head.relation.name.as_str())
+        .collect();
+    // What the higher tiers derive that the base keeps: the host hands it back.
+    let writes: BTreeSet<&str> = block
+        .rules
+        .iter()
+        .filter(|r| high(r))
+        .map(|r| r.head.relation.name.as_str())
+        .filter(|n| computed.contains(n))
+        .collect();
+    // Unsplittable: what a higher tier derives is read outside the block, but the base
+    // does not keep it (no rule below tier 2 derives it), so nothing would hand it on.
+    let lost = block.rules.iter().filter(|r| high(r)).any(|r| {
+        let n = r.head.relation.name.as_str();
+        !writes.contains(n) && outside.iter().any(|o| reads(o).contains(&n))
+    });
+    if lost {
+        return Ok(None);
+    }
+    let base = base_ast(ast, at, &block, &base_rules, &writes);
+    let base = check(sources.clone(), &base)?;
+    let mut tiers: Vec<u32> = block
+        .rules
+        .iter()
+        .filter(|r| high(r) && writes.contains(r.head.relation.name.as_str()))
+        .filter_map(|r| r.annotations.tier.map(|(t, _)| t))
+        .collect();
+    tiers.sort_unstable();
+    tiers.dedup();
+    // What every tier's program starts from: the same for all of them.
+    let statics = outside_items(ast, at, &block, &outside);
+    let mut out = Vec::new();
+    for tier in tiers {
+        let (text, reads, tier_writes) = tier_ast(&statics, &block, &computed, &writes, tier);
+        out.push(TierProgram {
+            tier,
+            program: check(sources.clone(), &text)?,
+            reads,
+            writes: tier_writes,
+        });
+    }
+    Ok(Some(TierSplit { base, tiers: out }))
+}
+
+fn ident(name: &str, span: Span) -> Ident {
+    Ident {
+        name: name.to_string(),
+        span,
+    }
+}
+
+/// `name(params)` declared again (as `kind`), at `name`'s own span.
+fn decl_as(d: &Decl, name: &str, kind: DeclKind) -> Decl {
+    Decl {
+        name: ident(name, d.name.span),
+        params: d.params.clone(),
+        kind,
+        span: d.span,
+    }
+}
+
+/// `R(x0, ..) :- R__stepped(x0, ..).`, `@ungated`.
+fn host_rule(d: &Decl) -> Rule {
+    let span = d.span;
+    let vars: Vec<Expr> = (0..d.params.len())
+        .map(|i| Expr::Var(ident(&format!("x{i}"), span)))
+        .collect();
+    let atom = |name: &str| Atom {
+        relation: ident(name, span),
+        args: vars.clone(),
+        span,
+    };
+    Rule {
+        annotations: Annotations {
+            ungated: Some(span),
+            ..Annotations::default()
+        },
+        head: atom(&d.name.name),
+        body: vec![Literal::Atom(atom(&format!("{}{HOST_INPUT}", d.name.name)))],
+        span,
+    }
+}
+
+/// The base: `ast` with the block's rules of tier 2 and up left out, and the
+/// relations only they need; an input for the host's facts of each written relation.
+fn base_ast(ast: &Ast, at: usize, block: &Block, rules: &[&Rule], writes: &BTreeSet<&str>) -> Ast {
+    let keep: BTreeSet<&str> = rules
+        .iter()
+        .flat_map(|r| reads(r).into_iter().chain([r.head.relation.name.as_str()]))
+        .chain(writes.iter().copied())
+        .chain(
+            block
+                .decls
+                .iter()
+                .filter(|(_, d)| d.kind == DeclKind::Relation)
+                .map(|(n, _)| *n),
+        )
+        .collect();
+    let mut items: Vec<Item> = block
+        .block
+        .items
+        .iter()
+        .filter(|it| match it {
+            Item::Decl(d) => keep.contains(d.name.name.as_str()),
+            Item::Rule(r) => rules.iter().any(|k| std::ptr::eq(*k, r)),
+            _ => true,
+        })
+        .cloned()
+        .collect();
+    let mut outer = Vec::new();
+    for w in writes {
+        let d = block.decls[w];
+        let input = format!("{w}{HOST_INPUT}");
+        outer.push(Item::Decl(decl_as(d, &input, DeclKind::Relation)));
+        outer.push(Item::Input(vec![ident(&input, d.span)]));
+        items.push(Item::Rule(host_rule(d)));
+    }
+    let mut out = ast.items.clone();
+    out[at] = Item::Fixpoint(FixpointBlock {
+        key: block.block.key,
+        items,
+        span: block.block.span,
+    });
+    out.splice(at..at, outer);
+    Ast { items: out }
+}
+
+/// The relations of `rels` that recurse among themselves through `rules`.
+fn recursive<'a>(rels: &BTreeSet<&'a str>, rules: &[&'a Rule]) -> BTreeSet<&'a str> {
+    // m reaches n when a rule for n reads m; a relation recurses when it reaches itself.
+    let step = |from: &BTreeSet<&'a str>| -> BTreeSet<&'a str> {
+        rules
+            .iter()
+            .filter(|r| reads(r).iter().any(|m| from.contains(m)))
+            .map(|r| r.head.relation.name.as_str())
+            .filter(|n| rels.contains(n))
+            .collect()
+    };
+    rels.iter()
+        .copied()
+        .filter(|&n| {
+            let mut seen = BTreeSet::new();
+            let mut frontier = step(&BTreeSet::from([n]));
+            while !frontier.is_empty() {
+                if frontier.contains(n) {
+                    return true;
+                }
+                seen.extend(frontier.iter().copied());
+                frontier = step(&frontier).difference(&seen).copied().collect();
+            }
+            false
+        })
+        .collect()
+}
+
+/// The items outside the block that do not depend on it (the static relations a
+/// tier's rules may read), without `.output`s. `outside`: the rules outside the block.
+fn outside_items(ast: &Ast, at: usize, block: &Block, outside: &[&Rule]) -> Vec<Item> {
+    let mut dependent: BTreeSet<&str> = BTreeSet::new();
+    loop {
+        let more: Vec<&str> = outside
+            .iter()
+            .filter(|r| !dependent.contains(r.head.relation.name.as_str()))
+            .filter(|r| {
+                reads(r)
+                    .iter()
+                    .any(|n| block.holds(n) || dependent.contains(n))
+            })
+            .map(|r| r.head.relation.name.as_str())
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        dependent.extend(more);
+    }
+    ast.items
+        .iter()
+        .enumerate()
+        .filter(|(i, it)| {
+            *i != at
+                && match it {
+                    Item::Output(_) => false,
+                    Item::Rule(r) => !dependent.contains(r.head.relation.name.as_str()),
+                    Item::Decl(d) => !dependent.contains(d.name.name.as_str()),
+                    _ => true,
+                }
+        })
+        .map(|(_, it)| it.clone())
+        .collect()
+}
+
+/// A rule without annotations.
+fn bare(r: &Rule) -> Rule {
+    Rule {
+        annotations: Annotations::default(),
+        ..r.clone()
+    }
+}
+
+/// Tier `tier`'s program (`statics` and what it adds to them), the base's relations it
+/// reads, and those it writes.
+fn tier_ast(
+    statics: &[Item],
+    block: &Block,
+    computed: &BTreeSet<&str>,
+    writes: &BTreeSet<&str>,
+    tier: u32,
+) -> (Ast, Vec<String>, Vec<String>) {
+    let of_tier = |r: &&Rule| r.annotations.tier.map(|(t, _)| t) == Some(tier);
+    let seeds: Vec<&Rule> = block
+        .rules
+        .iter()
+        .copied()
+        .filter(|r| of_tier(r) && writes.contains(r.head.relation.name.as_str()))
+        .collect();
+    // The block's relations the seeds need: read from the base, or worked out here by
+    // their own rules (views below tier 2, or rules of this tier).
+    let (mut fed, mut local) = (BTreeSet::new(), BTreeSet::new());
+    let mut need: Vec<&str> = seeds.iter().flat_map(|r| reads(r)).collect();
+    let mut rules: Vec<&Rule> = Vec::new();
+    while let Some(n) = need.pop() {
+        if !block.holds(n) || fed.contains(n) || local.contains(n) {
+            continue;
+        }
+        if computed.contains(n) {
+            fed.insert(n);
+            continue;
+        }
+        local.insert(n);
+        for r in block.rules.iter().copied() {
+            if r.head.relation.name == n && (!high(r) || of_tier(&r)) {
+                rules.push(r);
+                need.extend(reads(r));
+            }
+        }
+    }
+    let looping = recursive(&local, &rules);
+    let mut items = statics.to_vec();
+    let tier_writes: BTreeSet<&str> = seeds
+        .iter()
+        .map(|r| r.head.relation.name.as_str())
+        .collect();
+    // (A relation may be both: `reach` is read from the base and derived here.)
+    for n in fed.union(&tier_writes) {
+        items.push(Item::Decl(decl_as(block.decls[n], n, DeclKind::Relation)));
+    }
+    for n in &fed {
+        items.push(Item::Input(vec![ident(n, block.decls[n].span)]));
+    }
+    let mut inner = Vec::new();
+    for n in &local {
+        let d = block.decls[n];
+        if looping.contains(n) {
+            inner.push(Item::Decl(d.clone()));
+        } else {
+            items.push(Item::Decl(decl_as(d, n, DeclKind::Relation)));
+        }
+    }
+    for r in rules {
+        let to = if looping.contains(r.head.relation.name.as_str()) {
+            &mut inner
+        } else {
+            &mut items
+        };
+        to.push(Item::Rule(bare(r)));
+    }
+    if !inner.is_empty() {
+        items.push(Item::Fixpoint(FixpointBlock {
+            key: block.block.key,
+            items: inner,
+            span: block.block.span,
+        }));
+    }
+    items.extend(seeds.iter().map(|r| Item::Rule(bare(r))));
+    let names = |s: &BTreeSet<&str>| s.iter().map(|n| n.to_string()).collect();
+    (Ast { items }, names(&fed), names(&tier_writes))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::sync::Arc;
+
+    use super::{split, split_files, TierSplit, HOST_INPUT};
+    use crate::check::ir::Value;
+    use crate::session::{Config, Observe, Session};
+    use crate::syntax::{parse_str, FsLoader};
+
+    fn datalog(name: &str) -> String {
+        format!("{}/datalog/{name}", env!("CARGO_MANIFEST_DIR"))
+    }
+
+    #[test]
+    fn the_full_rules_split_by_tier() {
+        let split = split_files(&[datalog("sudoku.dl")], &FsLoader)
+            .unwrap()
+            .expect("sudoku.dl has tiers above 1");
+        let tiers: Vec<u32> = split.tiers.iter().map(|t| t.tier).collect();
+        assert_eq!(tiers, [2, 3, 4, 5, 6, 7, 9, 10, 11, 12, 13, 15, 16, 17]);
+        let base = &split.base;
+        assert!(base.rules.iter().all(|r| r.tier < 2));
+        // The base keeps no pattern of a higher tier, and takes the tiers' finds.
+        assert!(base.relation("inblc").is_none() && base.relation("xchain").is_some());
+        assert!(base.relation(&format!("eliminated{HOST_INPUT}")).is_some());
+        let two = &split.tiers[0];
+        assert_eq!(two.writes, ["eliminated", "reach"]);
+        assert!(two.reads.iter().any(|r| r == "candidate"));
+        assert!(two.program.relation("inblc").is_some());
+        assert!(two.program.relation("xchain").is_none());
+        // Chains grow a link a round: in a block of their own in their tier's program.
+        let explicit = |t: u32| {
+            let t = split.tiers.iter().find(|p| p.tier == t).unwrap();
+            t.program.blocks.iter().any(|b| b.explicit)
+        };
+        assert!(!explicit(2) && explicit(16) && explicit(17));
+    }
+
+    #[test]
+    fn a_block_without_higher_tiers_is_not_split() {
+        let singles = split_files(&[datalog("singles.dl")], &FsLoader).unwrap();
+        assert!(singles.is_none());
+        // A relation of the block that only a tier-2 rule derives, read outside it: the
+        // base does not keep it, so nothing would hand it on.
+        let text =
+            TOY.replace(
+                "seen(k, y) :- seen(k, x), far(x, y).",
+                "jump(k, y) :- seen(k, x), far(x, y).",
+            )
+            .replace(
+                ".view stuck(k: number, x: number)",
+                ".view stuck(k: number, x: number)\n.decl jump(k: number, x: number)",
+            ) + "\n.decl jumped(k: number, x: number)\njumped(k, x) :- jump(k, x).\n";
+        let (sources, ast) = parse_str("toy.dl", &text).unwrap();
+        crate::check::check(sources.clone(), &ast).expect("it checks");
+        assert!(split(&sources, &ast).unwrap().is_none());
+    }
+
+    /// Reachability with three kinds of edge, the farther ones at tiers 2 and 3
+    /// (tier 3 reads a view of the block that only it needs, `stuck`).
+    const TOY: &str = r#"
+        .decl start(k: number, x: number)
+        .decl near(x: number, y: number)
+        .decl far(x: number, y: number)
+        .decl back(x: number, y: number)
+        .input start, near, far, back
+        .fixpoint key 0 {
+            .decl seen(k: number, x: number)
+            .view stuck(k: number, x: number)
+            seen(k, x) :- start(k, x).
+            @tier(1)
+            seen(k, y) :- seen(k, x), near(x, y).
+            stuck(k, x) :- seen(k, x), !near(x, _).
+            @tier(2)
+            seen(k, y) :- seen(k, x), far(x, y).
+            @tier(3)
+            seen(k, y) :- stuck(k, x), back(y, x).
+        }
+        .decl reached(k: number, x: number)
+        reached(k, x) :- seen(k, x).
+    "#;
+
+    fn session(p: &crate::check::ir::Program, observe: &[&str]) -> Session {
+        let observe = observe.iter().map(|n| p.relation(n).unwrap()).collect();
+        let config = Config {
+            observe: Observe::Relations(observe),
+            inputs_only: true,
+            ..Default::default()
+        };
+        Session::new(Arc::new(p.clone()), config).unwrap()
+    }
+
+    type Rows = BTreeSet<Vec<Value>>;
+
+    fn contents(s: &Session, p: &crate::check::ir::Program, name: &str) -> Rows {
+        s.contents(p.relation(name).unwrap())
+            .into_iter()
+            .map(|(r, _)| r)
+            .collect()
+    }
+
+    /// The split's host loop: the base to its fixpoint, then each tier in order with
+    /// the base's contents of what it reads, its new finds back to the base.
+    fn stepped(split: &TierSplit, facts: &[(&str, Vec<Value>)]) -> Rows {
+        let b = &split.base;
+        let mut observe = vec!["reached"];
+        for t in &split.tiers {
+            observe.extend(t.reads.iter().chain(&t.writes).map(String::as_str));
+        }
+        let mut base = session(b, &observe);
+        for (r, row) in facts {
+            base.insert(b.relation(r).unwrap(), row).unwrap();
+        }
+        base.commit().unwrap();
+        'rounds: loop {
+            for t in &split.tiers {
+                let mut tier = session(
+                    &t.program,
+                    &t.writes.iter().map(String::as_str).collect::<Vec<_>>(),
+                );
+                for (r, row) in facts {
+                    if let Some(r) = t.program.relation(r) {
+                        tier.insert(r, row).unwrap();
+                    }
+                }
+                for name in &t.reads {
+                    for row in contents(&base, b, name) {
+                        tier.insert(t.program.relation(name).unwrap(), &row)
+                            .unwrap();
+                    }
+                }
+                tier.commit().unwrap();
+                let mut found = false;
+                for name in &t.writes {
+                    let held = contents(&base, b, name);
+                    let input = b.relation(&format!("{name}{HOST_INPUT}")).unwrap();
+                    for row in contents(&tier, &t.program, name).difference(&held) {
+                        base.insert(input, row).unwrap();
+                        found = true;
+                    }
+                }
+                if found {
+                    base.commit().unwrap();
+                    continue 'rounds;
+                }
+            }
+            return contents(&base, b, "reached");
+        }
+    }
+
+    #[test]
+    fn stepping_the_split_reaches_the_blocks_fixpoint() {
+        let (sources, ast) = parse_str("toy.dl", TOY).unwrap();
+        let program = crate::check::check(sources.clone(), &ast).unwrap();
+        let split = split(&sources, &ast).unwrap().expect("tiers 2 and 3");
+        assert_eq!(
+            split.tiers.iter().map(|t| t.tier).collect::<Vec<_>>(),
+            [2, 3]
+        );
+        // `stuck` is read by tier 3 only: worked out there, from the base's `seen`.
+        assert_eq!(split.tiers[1].reads, ["seen"]);
+        assert!(split.base.relation("stuck").is_none());
+        assert!(split.tiers[1].program.relation("stuck").is_some());
+        let mut facts: Vec<(&str, Vec<Value>)> =
+            vec![("start", vec![0, 1]), ("start", vec![1, 20])];
+        for (x, y) in [(1, 2), (2, 3), (5, 6), (20, 21), (8, 9)] {
+            facts.push(("near", vec![x, y]));
+        }
+        facts.push(("far", vec![3, 5]));
+        facts.push(("far", vec![21, 30]));
+        facts.push(("back", vec![8, 6]));
+        facts.push(("back", vec![40, 9]));
+        let mut block = session(&program, &["reached"]);
+        for (r, row) in &facts {
+            block.insert(program.relation(r).unwrap(), row).unwrap();
+        }
+        block.commit().unwrap();
+        let want = contents(&block, &program, "reached");
+        // 0: 1 2 3, far 5 6, back from 6 to 8 9, back from 9 to 40; 1: 20 21, far 30.
+        assert_eq!(want.len(), 11, "{want:?}");
+        assert_eq!(stepped(&split, &facts), want);
+    }
+}
