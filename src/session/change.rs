@@ -135,6 +135,35 @@ impl ChangeList {
         ChangeList { rels }
     }
 
+    /// The changes of several commits, in order, as one commit's: those of one fact
+    /// at one round add up (added by one, removed by a later one: no change).
+    pub(super) fn merged(lists: &[ChangeList]) -> ChangeList {
+        let mut rels: Vec<RelChanges> = Vec::new();
+        for c in lists.iter().flat_map(ChangeList::iter) {
+            if rels.last().is_none_or(|r| r.rel != c.rel) {
+                match rels.iter().position(|r| r.rel == c.rel) {
+                    Some(i) => {
+                        let r = rels.remove(i);
+                        rels.push(r);
+                    }
+                    None => rels.push(RelChanges {
+                        rel: c.rel,
+                        arity: c.row.len(),
+                        added: Run::default(),
+                        rest: Vec::new(),
+                    }),
+                }
+            }
+            let last = rels.last_mut().expect("pushed above");
+            last.rest.push((c.row.values, c.round, c.diff));
+        }
+        rels.sort_by_key(|r| r.rel);
+        for r in &mut rels {
+            r.rest.sort_by_key(|&(row, round, _)| (row, round));
+        }
+        ChangeList { rels }
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = Change> + '_ {
         self.rels.iter().flat_map(|c| Listing {
             of: c,

@@ -14,6 +14,7 @@
 mod change;
 mod contents;
 mod hash;
+pub mod stepped;
 mod worker;
 
 use std::sync::mpsc::{channel, Receiver, Sender};

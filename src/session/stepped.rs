@@ -1,0 +1,583 @@
+//! A session over a [`TierSplit`]: the base's dataflow and one per tier, stepped by
+//! the host in tier order.
+//!
+//! In: facts for the base program's inputs, and commits. Out: the base's contents
+//! (every relation the program's host reads outside the block is the base's, see
+//! [`crate::check::split`]) and each commit's changes.
+//!
+//! A commit runs the base to its fixpoint; then the tiers in order, each fed the
+//! changes of what it reads since its last step (a tier whose reads did not change
+//! since it last found nothing is skipped). The first that derives facts the base
+//! lacks hands them to the base's `R__stepped` inputs, the base runs again, and the
+//! host starts over from the lowest tier; the commit ends when no tier finds
+//! anything (or the caller's `halt` says so). That is the block's tier order, so it
+//! reaches the block's fixpoint, and no round of a dataflow reaches operators of
+//! tiers it does not need: a grid that needs two tiers builds and runs two small
+//! dataflows besides the base. A tier's dataflow is built the first time it is
+//! stepped.
+//!
+//! The fixpoint across dataflows is the host's: a commit that retracts an input
+//! first withdraws every fact the tiers handed to the base, and the tiers find again
+//! those that still hold.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+use super::change::ChangeList;
+use super::{Commit, Config, Observe, Session};
+use crate::check::ir::{Program, RelId, Symbols, Type, Value};
+use crate::check::split::{TierSplit, HOST_INPUT};
+
+type Fact = Vec<Value>;
+
+/// One relation under its ids in two sessions; its symbol columns cross by name
+/// (each session has its own symbol table).
+#[derive(Clone)]
+struct Link {
+    from: RelId,
+    to: RelId,
+    symbols: Vec<usize>,
+}
+
+impl Link {
+    /// `name` in `from` and in `to`, if both have it.
+    fn of(name: &str, from: &Program, to: &Program) -> Option<Link> {
+        let (f, t) = (from.relation(name)?, to.relation(name)?);
+        let symbols = from.relations[f]
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, ty))| *ty == Type::Symbol)
+            .map(|(i, _)| i)
+            .collect();
+        Some(Link {
+            from: f,
+            to: t,
+            symbols,
+        })
+    }
+
+    /// A row of `from`'s relation as `to`'s session writes it.
+    fn carry(&self, row: &[Value], from: &Symbols, to: &mut Symbols) -> Fact {
+        let mut out = row.to_vec();
+        for &i in &self.symbols {
+            out[i] = to.intern(&from.name(row[i]));
+        }
+        out
+    }
+}
+
+/// One tier's dataflow and what the host keeps for it.
+struct Tier {
+    session: Session,
+    /// The base's relations it reads (base -> tier).
+    reads: Vec<Link>,
+    /// What it derives for the base (tier -> the base's host input), with the
+    /// base's relation of that name.
+    writes: Vec<(Link, RelId)>,
+    /// The base's inputs it takes too (base -> tier).
+    inputs: Vec<Link>,
+    /// Net changes of its reads since its last step, as its session writes them.
+    pending: HashMap<(RelId, Fact), isize>,
+    /// Its reads or inputs changed since it last stepped (or it never has).
+    stale: bool,
+    /// Its next step reads all it derives, not only what changed: the facts it
+    /// handed to the base were withdrawn, or the session was reset.
+    rescan: bool,
+    /// Its session holds nothing yet (built, or reset): the next step loads it.
+    empty: bool,
+}
+
+/// A session stepped by tier (see the module's documentation).
+pub struct Stepped {
+    split: Arc<TierSplit>,
+    base: Session,
+    /// Tiers' sessions: the caller's configuration, made incremental.
+    config: Config,
+    /// Whether the caller reads each commit's changes.
+    list_changes: bool,
+    tiers: Vec<Option<Tier>>,
+    /// The base's facts of the inputs that some tier takes too, kept to load a tier
+    /// built (or reset) later.
+    shared: HashMap<RelId, BTreeSet<Fact>>,
+    /// (the base's host input, the row) for every fact the tiers handed over.
+    found: Vec<(RelId, Fact)>,
+    /// An input was retracted since the last commit.
+    retracted: bool,
+    /// Tier dataflows stepped over the session's life.
+    steps: usize,
+}
+
+impl Stepped {
+    /// The base's session on `config` (its observed relations, and those the tiers
+    /// read and write); the tiers' are built when first stepped, on `config` too.
+    pub fn new(split: Arc<TierSplit>, config: Config) -> Result<Stepped, String> {
+        let b = &split.base;
+        let mut observe: Vec<RelId> = match &config.observe {
+            Observe::Relations(rels) => rels.clone(),
+            Observe::All => (0..b.relations.len()).collect(),
+            Observe::Outputs => (0..b.relations.len())
+                .filter(|&r| b.relations[r].output)
+                .collect(),
+        };
+        for t in &split.tiers {
+            observe.extend(
+                t.reads
+                    .iter()
+                    .chain(&t.writes)
+                    .filter_map(|n| b.relation(n)),
+            );
+        }
+        observe.sort_unstable();
+        observe.dedup();
+        let base = Session::new(
+            Arc::new(b.clone()),
+            Config {
+                observe: Observe::Relations(observe),
+                changes: true,
+                ..config.clone()
+            },
+        )?;
+        let shared = shared_inputs(&split)?
+            .into_iter()
+            .map(|r| (r, BTreeSet::new()))
+            .collect();
+        Ok(Stepped {
+            tiers: split.tiers.iter().map(|_| None).collect(),
+            list_changes: config.changes,
+            config: Config {
+                batch: false,
+                changes: true,
+                explain: false,
+                max_rounds: None,
+                ..config
+            },
+            split,
+            base,
+            shared,
+            found: Vec::new(),
+            retracted: false,
+            steps: 0,
+        })
+    }
+
+    /// The base's session: its program, contents and symbols.
+    pub fn base(&self) -> &Session {
+        &self.base
+    }
+    pub fn symbols(&mut self) -> &mut Symbols {
+        self.base.symbols()
+    }
+    /// Tier dataflows stepped so far.
+    pub fn steps(&self) -> usize {
+        self.steps
+    }
+
+    /// Adds an input fact of the base (and of the tiers that take that input).
+    pub fn insert(&mut self, rel: RelId, values: &[Value]) -> Result<(), String> {
+        self.base.insert(rel, values)?;
+        self.share(rel, values, true)
+    }
+
+    /// Removes an input fact; the next commit withdraws what the tiers found.
+    pub fn retract(&mut self, rel: RelId, values: &[Value]) -> Result<(), String> {
+        self.base.retract(rel, values)?;
+        self.retracted = true;
+        self.share(rel, values, false)
+    }
+
+    fn share(&mut self, rel: RelId, values: &[Value], on: bool) -> Result<(), String> {
+        let Some(held) = self.shared.get_mut(&rel) else {
+            return Ok(());
+        };
+        let changed = match on {
+            true => held.insert(values.to_vec()),
+            false => held.remove(values),
+        };
+        if !changed {
+            return Ok(());
+        }
+        let from = self.base.symbols_ref().clone();
+        for tier in self.tiers.iter_mut().flatten().filter(|t| !t.empty) {
+            if let Some(link) = tier.inputs.iter().find(|l| l.from == rel) {
+                let row = link.carry(values, &from, tier.session.symbols());
+                match on {
+                    true => tier.session.insert(link.to, &row)?,
+                    false => tier.session.retract(link.to, &row)?,
+                }
+                tier.stale = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// Forgets every fact (the dataflows are rebuilt when next needed).
+    pub fn reset(&mut self) -> Result<(), String> {
+        self.base.reset()?;
+        for tier in self.tiers.iter_mut().flatten() {
+            tier.session.reset()?;
+            tier.pending.clear();
+            (tier.stale, tier.rescan, tier.empty) = (true, true, true);
+        }
+        self.shared.values_mut().for_each(BTreeSet::clear);
+        self.found.clear();
+        self.retracted = false;
+        Ok(())
+    }
+
+    /// Commits, stepping the tiers until none finds anything new.
+    pub fn commit(&mut self) -> Result<Commit, String> {
+        self.commit_until(&|_| false)
+    }
+
+    /// Commits, stepping the tiers until none finds anything new or `halt` says the
+    /// base's contents need no more (e.g. every puzzle solved). Out: the changes of
+    /// the base's commits, together.
+    pub fn commit_until(&mut self, halt: &dyn Fn(&Session) -> bool) -> Result<Commit, String> {
+        if std::mem::take(&mut self.retracted) {
+            for (r, row) in std::mem::take(&mut self.found) {
+                self.base.retract(r, &row)?;
+            }
+            for tier in self.tiers.iter_mut().flatten() {
+                tier.rescan = true;
+            }
+        }
+        let mut commits = vec![self.commit_base()?];
+        'steps: while !halt(&self.base) {
+            for i in 0..self.tiers.len() {
+                let new = self.step(i)?;
+                if !new.is_empty() {
+                    for (r, row) in &new {
+                        self.base.insert(*r, row)?;
+                    }
+                    self.found.extend(new);
+                    commits.push(self.commit_base()?);
+                    continue 'steps;
+                }
+            }
+            break;
+        }
+        Ok(together(commits, self.list_changes))
+    }
+
+    /// The base committed; what changed of the tiers' reads queued for them.
+    fn commit_base(&mut self) -> Result<Commit, String> {
+        let commit = self.base.commit()?;
+        let from = self.base.symbols_ref().clone();
+        for tier in self.tiers.iter_mut().flatten().filter(|t| !t.empty) {
+            for c in commit.changes.iter() {
+                if let Some(link) = tier.reads.iter().find(|l| l.from == c.rel) {
+                    let row = link.carry(&c.row, &from, tier.session.symbols());
+                    *tier.pending.entry((link.to, row)).or_default() += c.diff;
+                    tier.stale = true;
+                }
+            }
+        }
+        Ok(commit)
+    }
+
+    /// Tier `i` brought up to the base and committed. Out: what it derives that the
+    /// base does not hold, as facts of the base's host inputs.
+    fn step(&mut self, i: usize) -> Result<Vec<(RelId, Fact)>, String> {
+        if self.tiers[i].is_none() {
+            self.tiers[i] = Some(self.build(i)?);
+        }
+        let tier = self.tiers[i].as_mut().expect("built above");
+        if tier.empty {
+            load(tier, &self.base, &self.shared)?;
+        }
+        if !tier.stale && !tier.rescan {
+            return Ok(Vec::new());
+        }
+        self.steps += 1;
+        for ((rel, row), diff) in tier.pending.drain() {
+            match diff.signum() {
+                1 => tier.session.insert(rel, &row)?,
+                -1 => tier.session.retract(rel, &row)?,
+                _ => {}
+            }
+        }
+        let commit = tier.session.commit()?;
+        let mut derived: Vec<(usize, Fact)> = Vec::new();
+        for (k, (link, _)) in tier.writes.iter().enumerate() {
+            if tier.rescan {
+                let rows = tier.session.contents(link.from);
+                derived.extend(rows.into_iter().map(|(row, _)| (k, row)));
+            }
+        }
+        if !tier.rescan {
+            for c in commit.changes.iter().filter(|c| c.diff > 0) {
+                if let Some(k) = tier.writes.iter().position(|(l, _)| l.from == c.rel) {
+                    derived.push((k, c.row.to_vec()));
+                }
+            }
+        }
+        (tier.stale, tier.rescan) = (false, false);
+        let from = tier.session.symbols_ref().clone();
+        let mut new = Vec::new();
+        for (k, row) in derived {
+            let (link, held) = &tier.writes[k];
+            let row = link.carry(&row, &from, self.base.symbols());
+            if self.base.rows_with_prefix(*held, &row).is_empty() {
+                new.push((link.to, row));
+            }
+        }
+        new.sort_unstable();
+        new.dedup();
+        Ok(new)
+    }
+
+    /// Tier `i`'s session, empty.
+    fn build(&self, i: usize) -> Result<Tier, String> {
+        let t = &self.split.tiers[i];
+        let (base, program) = (&self.split.base, t.program()?);
+        let link = |n: &String| {
+            Link::of(n, base, program).ok_or_else(|| format!("tier {}: no relation {n}", t.tier))
+        };
+        let reads = t.reads.iter().map(link).collect::<Result<Vec<_>, _>>()?;
+        let mut writes = Vec::new();
+        for n in &t.writes {
+            let mut out = Link::of(n, program, base).ok_or_else(|| format!("no relation {n}"))?;
+            let held = out.to;
+            out.to = base
+                .relation(&format!("{n}{HOST_INPUT}"))
+                .ok_or_else(|| format!("the base has no input for {n}"))?;
+            writes.push((out, held));
+        }
+        let inputs = tier_inputs(t.reads.as_slice(), base, program);
+        let observe = writes.iter().map(|(l, _)| l.from).collect();
+        let name = |r: &RelId| base.relations[*r].name.as_str();
+        let sealed = (self.config.sealed.iter())
+            .filter_map(|r| program.relation(name(r)))
+            .collect();
+        let config = Config {
+            observe: Observe::Relations(observe),
+            sealed,
+            ..self.config.clone()
+        };
+        Ok(Tier {
+            session: Session::new(program.clone(), config)?,
+            reads,
+            writes,
+            inputs,
+            pending: HashMap::new(),
+            stale: true,
+            rescan: true,
+            empty: true,
+        })
+    }
+}
+
+/// The base's inputs (other than the host's) that tier programs take too.
+fn shared_inputs(split: &TierSplit) -> Result<BTreeSet<RelId>, String> {
+    let mut out = BTreeSet::new();
+    for t in &split.tiers {
+        let program = t.program()?;
+        out.extend(
+            tier_inputs(&t.reads, &split.base, program)
+                .into_iter()
+                .map(|l| l.from),
+        );
+    }
+    Ok(out)
+}
+
+/// The inputs of a tier's `program` that are the base's inputs too (not its reads).
+fn tier_inputs(reads: &[String], base: &Program, program: &Program) -> Vec<Link> {
+    (program.relations.iter())
+        .filter(|r| r.input && !reads.contains(&r.name))
+        .filter_map(|r| Link::of(&r.name, base, program))
+        .filter(|l| base.relations[l.from].input)
+        .collect()
+}
+
+/// A tier's empty session loaded with the base's shared inputs and the current
+/// contents of what it reads.
+fn load(
+    tier: &mut Tier,
+    base: &Session,
+    shared: &HashMap<RelId, BTreeSet<Fact>>,
+) -> Result<(), String> {
+    let from = base.symbols_ref().clone();
+    for link in &tier.inputs {
+        for row in shared.get(&link.from).into_iter().flatten() {
+            let row = link.carry(row, &from, tier.session.symbols());
+            tier.session.insert(link.to, &row)?;
+        }
+    }
+    for link in &tier.reads {
+        for (row, _) in base.contents(link.from) {
+            let row = link.carry(&row, &from, tier.session.symbols());
+            tier.session.insert(link.to, &row)?;
+        }
+    }
+    tier.pending.clear();
+    tier.empty = false;
+    Ok(())
+}
+
+/// One commit's worth of several: their changes listed together (consolidated),
+/// when `list`.
+fn together(commits: Vec<Commit>, list: bool) -> Commit {
+    let mut out = Commit::default();
+    let mut lists = Vec::new();
+    for c in commits {
+        out.changed += c.changed;
+        out.events.extend(c.events);
+        out.elapsed += c.elapsed;
+        if list {
+            lists.push(c.changes);
+        }
+    }
+    out.changes = ChangeList::merged(&lists);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::sync::Arc;
+
+    use super::Stepped;
+    use crate::check::ir::{Program, Value};
+    use crate::check::split::{split, tests::TOY};
+    use crate::session::{Config, Observe, Session};
+    use crate::syntax::parse_str;
+
+    /// TOY with a symbol column (an input the tiers take too) and a symbol constant
+    /// only tier 2 writes: its symbol tables differ from the base's.
+    fn labelled() -> String {
+        TOY.replace(
+            ".input start, near, far, back",
+            ".decl open(x: number, s: symbol)\n.input start, near, far, back, open",
+        )
+        .replace(
+            "seen(k, y) :- seen(k, x), far(x, y).",
+            "seen(k, y) :- seen(k, x), far(x, y), open(y, \"yes\").",
+        )
+    }
+
+    fn config(program: &Program) -> Config {
+        Config {
+            observe: Observe::Relations(vec![program.relation("reached").unwrap()]),
+            inputs_only: true,
+            ..Default::default()
+        }
+    }
+
+    type Rows = BTreeSet<Vec<Value>>;
+
+    fn reached(s: &Session) -> Rows {
+        let r = s.program().relation("reached").unwrap();
+        s.contents(r).into_iter().map(|(r, _)| r).collect()
+    }
+
+    /// The facts of `seed`'s edit `i`: edges among 12 nodes, two starts.
+    fn fact(rng: &mut u64) -> (&'static str, Vec<Value>) {
+        *rng = rng
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let x = (*rng >> 33) as Value;
+        let (a, b) = (x % 12, (x / 12) % 12);
+        match (x / 144) % 6 {
+            0 => ("start", vec![a % 2, b]),
+            1 | 2 => ("near", vec![a, b]),
+            3 => ("far", vec![a, b]),
+            4 => ("back", vec![a, b]),
+            _ => ("open", vec![a, if b % 3 == 0 { -1 } else { 1 }]),
+        }
+    }
+
+    /// Random inserts and retracts, committed in fours: after each commit the stepped
+    /// session holds what one fixpoint block holds.
+    #[test]
+    fn stepping_the_split_keeps_the_blocks_fixpoint_through_edits() {
+        let text = labelled();
+        let (sources, ast) = parse_str("toy.dl", &text).unwrap();
+        let program = Arc::new(crate::check::check(sources.clone(), &ast).unwrap());
+        let split = Arc::new(split(&sources, &ast).unwrap().expect("tiers 2 and 3"));
+        let mut block = Session::new(program.clone(), config(&program)).unwrap();
+        let mut stepped = Stepped::new(split.clone(), config(&split.base)).unwrap();
+        // Interned in another order than tier 2's program (which holds "yes").
+        let (no, yes) = (block.symbols().intern("no"), block.symbols().intern("yes"));
+        let (sno, syes) = (
+            stepped.symbols().intern("no"),
+            stepped.symbols().intern("yes"),
+        );
+        let mut held: BTreeSet<(&str, Vec<Value>)> = BTreeSet::new();
+        let mut rng = 7;
+        for round in 0..40 {
+            for _ in 0..4 {
+                let (name, mut row) = fact(&mut rng);
+                let mut srow = row.clone();
+                if name == "open" {
+                    (row[1], srow[1]) = if row[1] < 0 { (no, sno) } else { (yes, syes) };
+                }
+                let (b, s) = (
+                    program.relation(name).unwrap(),
+                    split.base.relation(name).unwrap(),
+                );
+                // Mostly inserts early on, then as many retracts.
+                if held.contains(&(name, row.clone())) && (round > 10 || rng % 4 == 0) {
+                    held.remove(&(name, row.clone()));
+                    block.retract(b, &row).unwrap();
+                    stepped.retract(s, &srow).unwrap();
+                } else {
+                    held.insert((name, row.clone()));
+                    block.insert(b, &row).unwrap();
+                    stepped.insert(s, &srow).unwrap();
+                }
+            }
+            block.commit().unwrap();
+            stepped.commit().unwrap();
+            assert_eq!(
+                reached(stepped.base()),
+                reached(&block),
+                "after commit {round}"
+            );
+        }
+        assert!(stepped.steps() > 40, "the tiers were stepped");
+    }
+
+    /// The split's host loop on the toy's facts reaches the block's fixpoint; `halt`
+    /// stops it early.
+    #[test]
+    fn stepping_the_split_reaches_the_blocks_fixpoint() {
+        let (sources, ast) = parse_str("toy.dl", TOY).unwrap();
+        let program = Arc::new(crate::check::check(sources.clone(), &ast).unwrap());
+        let split = Arc::new(split(&sources, &ast).unwrap().expect("tiers 2 and 3"));
+        let mut facts: Vec<(&str, Vec<Value>)> =
+            vec![("start", vec![0, 1]), ("start", vec![1, 20])];
+        for (x, y) in [(1, 2), (2, 3), (5, 6), (20, 21), (8, 9)] {
+            facts.push(("near", vec![x, y]));
+        }
+        facts.push(("far", vec![3, 5]));
+        facts.push(("far", vec![21, 30]));
+        facts.push(("back", vec![8, 6]));
+        facts.push(("back", vec![40, 9]));
+        let mut block = Session::new(program.clone(), config(&program)).unwrap();
+        let mut stepped = Stepped::new(split.clone(), config(&split.base)).unwrap();
+        let mut halted = Stepped::new(split.clone(), config(&split.base)).unwrap();
+        for (r, row) in &facts {
+            block.insert(program.relation(r).unwrap(), row).unwrap();
+            stepped
+                .insert(split.base.relation(r).unwrap(), row)
+                .unwrap();
+            halted.insert(split.base.relation(r).unwrap(), row).unwrap();
+        }
+        block.commit().unwrap();
+        stepped.commit().unwrap();
+        let want = reached(&block);
+        // 0: 1 2 3, far 5 6, back from 6 to 8 9, back from 9 to 40; 1: 20 21, far 30.
+        assert_eq!(want.len(), 11, "{want:?}");
+        assert_eq!(reached(stepped.base()), want);
+        // Halted once anything reaches 6: tier 3 (back) never runs.
+        let six = |s: &Session| reached(s).iter().any(|r| r[1] == 6);
+        halted.commit_until(&six).unwrap();
+        let got = reached(halted.base());
+        assert!(
+            six(halted.base()) && !got.iter().any(|r| r[1] == 8),
+            "{got:?}"
+        );
+    }
+}
