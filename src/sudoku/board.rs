@@ -16,6 +16,8 @@ use std::sync::Arc;
 
 use super::grid::{digit_char, groups, Grid, Shape};
 use crate::check::ir::{Program, RelId, Value};
+use crate::check::split::TierSplit;
+use crate::session::stepped::Stepped;
 use crate::session::{Commit, Config, Event, Observe, Session};
 
 /// What the rules concluded about a puzzle.
@@ -96,6 +98,60 @@ pub struct Options {
     ///
     /// [`Editor`]: super::edit::Editor
     pub one_puzzle: bool,
+    /// The same rules split by tier ([`crate::check::split`]): the board then runs
+    /// the base and steps the tiers from the host ([`Stepped`]), so that a grid
+    /// pays only for the tiers it needs, when nothing asks for what only one
+    /// fixpoint block gives: rounds (`eliminations`, `max_rounds`), explanations,
+    /// a profile, or processes of their own (`timely_args`).
+    pub stepped: Option<Arc<TierSplit>>,
+}
+
+impl Options {
+    /// The split to step, when these options allow it (see [`Options::stepped`]).
+    fn split(&self) -> Option<Arc<TierSplit>> {
+        let rounds = self.eliminations || self.max_rounds.is_some();
+        let whole = rounds || self.explain || self.profile || !self.timely_args.is_empty();
+        self.stepped.clone().filter(|_| !whole)
+    }
+}
+
+/// The engine under a board: one fixpoint block, or the base and tiers stepped.
+enum Engine {
+    Block(Session),
+    Stepped(Stepped),
+}
+
+impl Engine {
+    fn insert(&mut self, rel: RelId, values: &[Value]) -> Result<(), String> {
+        match self {
+            Engine::Block(s) => s.insert(rel, values),
+            Engine::Stepped(s) => s.insert(rel, values),
+        }
+    }
+    fn retract(&mut self, rel: RelId, values: &[Value]) -> Result<(), String> {
+        match self {
+            Engine::Block(s) => s.retract(rel, values),
+            Engine::Stepped(s) => s.retract(rel, values),
+        }
+    }
+    fn reset(&mut self) -> Result<(), String> {
+        match self {
+            Engine::Block(s) => s.reset(),
+            Engine::Stepped(s) => s.reset(),
+        }
+    }
+    fn profile(&mut self) -> Result<Vec<crate::session::Cost>, String> {
+        match self {
+            Engine::Block(s) => s.profile(),
+            Engine::Stepped(_) => Ok(Vec::new()),
+        }
+    }
+    fn symbols(&mut self) -> &mut crate::check::ir::Symbols {
+        match self {
+            Engine::Block(s) => s.symbols(),
+            Engine::Stepped(s) => s.symbols(),
+        }
+    }
 }
 
 /// Relation ids of the host interface (see `rules`).
@@ -192,7 +248,7 @@ impl Rels {
 
 /// A session of the engine running a Sudoku rule program over any number of puzzles.
 pub struct Board {
-    session: Session,
+    engine: Engine,
     pub rels: Rels,
     /// The symbols of the group kinds, as [`GroupKind::fact`] names them.
     ///
@@ -209,7 +265,14 @@ pub struct Board {
 }
 
 impl Board {
+    /// A board on `program`, or on its split when `opts` can step it (then
+    /// [`Board::program`] is the split's base).
     pub fn new(program: Arc<Program>, opts: &Options) -> Result<Board, String> {
+        let split = opts.split();
+        let program = match &split {
+            Some(split) => Arc::new(split.base.clone()),
+            None => program,
+        };
         // Rounds are observed when stepping: `@ungated` rules then wait their round.
         let program = if (opts.eliminations || opts.max_rounds.is_some()) && program.has_ungated() {
             Arc::new(program.gated())
@@ -251,13 +314,16 @@ impl Board {
             inputs_only: true,
             sealed: rels.sealed(opts.one_puzzle, opts.search),
         };
-        let mut session = Session::new(program.clone(), config)?;
+        let mut engine = match split {
+            Some(split) => Engine::Stepped(Stepped::new(split, config)?),
+            None => Engine::Block(Session::new(program.clone(), config)?),
+        };
         let kinds = ["row", "column", "box", "diagonal"]
             .into_iter()
-            .map(|k| (k, session.symbols().intern(k)))
+            .map(|k| (k, engine.symbols().intern(k)))
             .collect();
         Ok(Board {
-            session,
+            engine,
             rels,
             kinds,
             shapes: HashMap::new(),
@@ -272,10 +338,22 @@ impl Board {
     /// Per rule, relation and block, what it has cost so far (empty unless
     /// `Options::profile`).
     pub fn profile(&mut self) -> Result<Vec<crate::session::Cost>, String> {
-        self.session.profile()
+        self.engine.profile()
     }
+    /// The session whose contents the board reads (with tiers stepped, the base's).
     pub fn session(&self) -> &Session {
-        &self.session
+        match &self.engine {
+            Engine::Block(s) => s,
+            Engine::Stepped(s) => s.base(),
+        }
+    }
+    /// With the tiers stepped by the host ([`Options::stepped`]): how many tier
+    /// dataflows it has stepped so far. `None` for one fixpoint block.
+    pub fn tier_steps(&self) -> Option<usize> {
+        match &self.engine {
+            Engine::Block(_) => None,
+            Engine::Stepped(s) => Some(s.steps()),
+        }
     }
     pub fn shape(&self, p: Value) -> Option<Shape> {
         self.shapes.get(&p).copied()
@@ -284,7 +362,7 @@ impl Board {
     /// A puzzle's own facts: `puzzle(p)`, `eager(p)` when asked for, its cells and
     /// values.
     fn puzzle_facts(&mut self, p: Value, shape: Shape) -> Result<(), String> {
-        let s = &mut self.session;
+        let s = &mut self.engine;
         s.insert(self.rels.puzzle, &[p])?;
         if let (Some(eager), true) = (self.rels.eager, self.eager) {
             s.insert(eager, &[p])?;
@@ -318,10 +396,10 @@ impl Board {
                 .find(|(n, _)| *n == name)
                 .map(|&(_, k)| k)
                 .ok_or_else(|| format!("no symbol for the group kind '{name}'"))?;
-            self.session
+            self.engine
                 .insert(self.rels.group, &[g as Value, k, i as Value])?;
             for c in cells {
-                self.session
+                self.engine
                     .insert(self.rels.member, &[c as Value, g as Value])?;
             }
         }
@@ -335,7 +413,7 @@ impl Board {
         self.shapes.insert(p, grid.shape);
         self.puzzle_facts(p, grid.shape)?;
         for (c, v) in grid.givens() {
-            self.session
+            self.engine
                 .insert(self.rels.given, &[p, c as Value, v as Value])?;
         }
         Ok(())
@@ -345,9 +423,9 @@ impl Board {
     pub fn set_given(&mut self, p: Value, c: usize, v: u8, on: bool) -> Result<(), String> {
         let row = [p, c as Value, v as Value];
         if on {
-            self.session.insert(self.rels.given, &row)
+            self.engine.insert(self.rels.given, &row)
         } else {
-            self.session.retract(self.rels.given, &row)
+            self.engine.retract(self.rels.given, &row)
         }
     }
 
@@ -358,7 +436,7 @@ impl Board {
             .start
             .ok_or("the rule program declares no 'start'")?;
         for &[c, v] in start.iter() {
-            self.session.insert(rel, &[p, c, v])?;
+            self.engine.insert(rel, &[p, c, v])?;
         }
         Ok(())
     }
@@ -367,24 +445,39 @@ impl Board {
     pub fn set_guess(&mut self, p: Value, c: usize, v: u8, on: bool) -> Result<(), String> {
         let row = [p, c as Value, v as Value];
         if on {
-            self.session.insert(self.rels.guess, &row)
+            self.engine.insert(self.rels.guess, &row)
         } else {
-            self.session.retract(self.rels.guess, &row)
+            self.engine.retract(self.rels.guess, &row)
         }
     }
 
     pub fn commit(&mut self) -> Result<Commit, String> {
-        self.session.commit()
+        match &mut self.engine {
+            Engine::Block(s) => s.commit(),
+            Engine::Stepped(s) => {
+                // Once every puzzle is decided, no tier needs stepping.
+                let (puzzles, rels) = (&self.shapes, &self.rels);
+                let decided = |s: &Session| {
+                    let has = |r: Option<RelId>, p: Value| {
+                        r.is_some_and(|r| !s.rows_with_prefix(r, &[p]).is_empty())
+                    };
+                    puzzles.keys().all(|&p| {
+                        has(rels.solved, p) || has(rels.broken, p) || has(rels.invalid, p)
+                    })
+                };
+                s.commit_until(&decided)
+            }
+        }
     }
 
     /// Forgets every puzzle (drops the dataflow; cheaper than retracting).
     pub fn reset(&mut self) -> Result<(), String> {
         self.shapes.clear();
-        self.session.reset()
+        self.engine.reset()
     }
 
     fn has(&self, rel: Option<RelId>, p: Value) -> bool {
-        rel.is_some_and(|r| !self.session.rows_with_prefix(r, &[p]).is_empty())
+        rel.is_some_and(|r| !self.session().rows_with_prefix(r, &[p]).is_empty())
     }
 
     /// One puzzle's status.
@@ -414,7 +507,7 @@ impl Board {
         for (row, round) in self
             .rels
             .placed
-            .map(|r| self.session.rows_with_prefix(r, &[p]))
+            .map(|r| self.session().rows_with_prefix(r, &[p]))
             .unwrap_or_default()
         {
             let c = row[1] as usize;
@@ -426,14 +519,18 @@ impl Board {
         if let Some(r) = self
             .rels
             .eliminated
-            .filter(|&r| self.session.is_observed(r))
+            .filter(|&r| self.session().is_observed(r))
         {
-            for (_, round) in self.session.rows_with_prefix(r, &[p]) {
+            for (_, round) in self.session().rows_with_prefix(r, &[p]) {
                 v.rounds = v.rounds.max(round);
             }
         }
-        if let Some(r) = self.rels.candidate.filter(|&r| self.session.is_observed(r)) {
-            for (row, _) in self.session.rows_with_prefix(r, &[p]) {
+        if let Some(r) = self
+            .rels
+            .candidate
+            .filter(|&r| self.session().is_observed(r))
+        {
+            for (row, _) in self.session().rows_with_prefix(r, &[p]) {
                 if let Some(cs) = v.candidates.get_mut(row[1] as usize) {
                     cs.push(row[2] as u8);
                 }
@@ -451,7 +548,7 @@ impl Board {
     fn choice_rel(&self) -> Option<RelId> {
         self.rels
             .choice_value
-            .filter(|&r| self.session.is_observed(r))
+            .filter(|&r| self.session().is_observed(r))
     }
 
     /// The search's choice for one puzzle: the open cell the rules choose
@@ -460,7 +557,7 @@ impl Board {
     /// when the puzzle has none, or the board does not search.
     pub fn choice(&self, p: Value) -> Option<(usize, Vec<u8>)> {
         let r = self.choice_rel()?;
-        let rows = self.session.rows_with_prefix(r, &[p]);
+        let rows = self.session().rows_with_prefix(r, &[p]);
         let cell = rows.first()?.0[1] as usize;
         Some((cell, rows.iter().map(|(row, _)| row[2] as u8).collect()))
     }
@@ -468,8 +565,8 @@ impl Board {
     /// A stalled puzzle's candidates (`carry`), for its children to start from: None
     /// unless the board inherits ([`Options::inherit`]) and the puzzle has a choice.
     pub fn carried(&self, p: Value) -> Option<Start> {
-        let r = self.rels.carry.filter(|&r| self.session.is_observed(r))?;
-        let rows = self.session.rows_with_prefix(r, &[p]);
+        let r = self.rels.carry.filter(|&r| self.session().is_observed(r))?;
+        let rows = self.session().rows_with_prefix(r, &[p]);
         (!rows.is_empty()).then(|| Arc::new(rows.iter().map(|(r, _)| [r[1], r[2]]).collect()))
     }
 
@@ -484,8 +581,8 @@ impl Board {
         };
         let mut out = Vec::new();
         let mut read = |rel: Option<RelId>, f: &dyn Fn(&[Value]) -> String| {
-            if let Some(r) = rel.filter(|&r| self.session.is_observed(r)) {
-                for (row, _) in self.session.rows_with_prefix(r, &[p]) {
+            if let Some(r) = rel.filter(|&r| self.session().is_observed(r)) {
+                for (row, _) in self.session().rows_with_prefix(r, &[p]) {
                     out.push(f(&row));
                 }
             }
@@ -512,7 +609,7 @@ impl Board {
 
     /// All explain events, in log order: round, then tier, then rule, then fact.
     pub fn events(&self) -> Vec<Event> {
-        let mut evs = self.session.events();
+        let mut evs = self.session().events();
         let rules = &self.program.rules;
         evs.sort_by(|a, b| {
             (a.round, rules[a.rule].tier, a.rule, &a.head).cmp(&(
@@ -530,7 +627,7 @@ impl Board {
         let shape = self.shape(ev.head[0]).unwrap_or(Shape::new(3).unwrap());
         crate::session::render_event(
             &self.program,
-            self.session.symbols_ref(),
+            self.session().symbols_ref(),
             ev,
             &|format, v| format_value(shape, notation, format, v),
         )
@@ -541,7 +638,7 @@ impl Board {
         let shape = self.shape(ev.head[0]).unwrap_or(Shape::new(3).unwrap());
         crate::session::render_hint(
             &self.program,
-            self.session.symbols_ref(),
+            self.session().symbols_ref(),
             ev,
             &|format, v| format_value(shape, notation, format, v),
         )

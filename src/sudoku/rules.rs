@@ -16,6 +16,7 @@
 use std::sync::Arc;
 
 use crate::check::ir::Program;
+use crate::check::split::{split, TierSplit};
 use crate::diag::SourceMap;
 use crate::syntax::{parse, parse_files, FsLoader, Loader};
 
@@ -104,6 +105,26 @@ pub fn load(rules: &[String], default: Builtin) -> Result<Arc<Program>, String> 
     } else {
         from_files(rules)
     }
+}
+
+/// A program and its split by tier ([`crate::check::split`]; `None` when it has no
+/// tiers above 1 to split), for a board that steps its tiers.
+pub type Stepping = (Arc<Program>, Option<Arc<TierSplit>>);
+
+/// What [`load`] loads, and its split.
+pub fn load_split(rules: &[String], default: Builtin) -> Result<Stepping, String> {
+    let mut sources = SourceMap::new();
+    let parsed = if rules.is_empty() {
+        let (name, text) = Embedded.load(default.file(), "")?;
+        let id = sources.add(name, text);
+        parse(&mut sources, id, &Embedded)
+    } else {
+        parse_files(&mut sources, rules, &FsLoader)
+    };
+    let ast = parsed.map_err(|errs| errs.iter().map(|d| d.render(&sources)).collect::<String>())?;
+    let program = finish(sources.clone(), Ok(ast.clone()))?;
+    let split = split(&sources, &ast).map_err(|d| d.to_string())?;
+    Ok((program, split.map(Arc::new)))
 }
 
 #[cfg(test)]
