@@ -14,7 +14,7 @@ use super::args::{BenchCommand, BenchEditArgs, BenchSolveArgs, BenchTcArgs};
 use super::error::{self, CliError};
 use super::progress;
 use super::puzzles;
-use super::rules::{program, program_name, require, solving, CANDIDATES, EDIT, STATUS};
+use super::rules::{program, program_name, require, solving, stepping, CANDIDATES, EDIT, STATUS};
 use sudolog::check::check_str;
 use sudolog::check::ir::RelId;
 use sudolog::session::{Config, Observe, Session};
@@ -227,7 +227,7 @@ fn solve(args: &BenchSolveArgs) -> Result<u8, CliError> {
     use sudolog::sudoku::search::Outcome;
     let file = &args.puzzles;
     let limit = args.limit.map_or(usize::MAX, |n| n as usize);
-    let program = program(&args.rules, Builtin::Full)?;
+    let (program, split) = stepping(&args.rules, Builtin::Full)?;
     require(&program, &solving(&args.search), "bench solve")?;
     let c = args.engine.config(1)?;
     c.single_process_search(!args.search.no_search)?;
@@ -242,6 +242,7 @@ fn solve(args: &BenchSolveArgs) -> Result<u8, CliError> {
         // Children start from their parent's candidates.
         inherit: true,
         batch: true,
+        stepped: split,
         ..Default::default()
     };
     let make = || Board::new(program.clone(), &opts);

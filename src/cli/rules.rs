@@ -31,6 +31,18 @@ pub fn program(args: &RulesArgs, default: Builtin) -> Result<Arc<Program>, CliEr
     rules::load(&args.rules, chosen(args, default)).map_err(CliError::Program)
 }
 
+/// [`program`], and its split by tier unless `--one-block` (see [`rules::load_split`]).
+pub fn stepping(args: &RulesArgs, default: Builtin) -> Result<rules::Stepping, CliError> {
+    let chosen = chosen(args, default);
+    match args.one_block {
+        true => Ok((
+            rules::load(&args.rules, chosen).map_err(CliError::Program)?,
+            None,
+        )),
+        false => rules::load_split(&args.rules, chosen).map_err(CliError::Program),
+    }
+}
+
 /// The built-in program the flags pick.
 fn chosen(args: &RulesArgs, default: Builtin) -> Builtin {
     match (args.fast, args.assume_unique) {

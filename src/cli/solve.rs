@@ -18,7 +18,7 @@ use super::args::{Engine, Format, GradeArgs, SolveArgs};
 use super::error::{self, CliError};
 use super::progress;
 use super::puzzles::{self, Validator};
-use super::rules::{program, require, solving};
+use super::rules::{require, solving, stepping};
 use sudolog::session::{merge_costs, Cost};
 use sudolog::sudoku::batch::{solve_sharded, Engines, Item, Limits, Solved, Summary};
 use sudolog::sudoku::board::{Board, Options};
@@ -279,7 +279,7 @@ fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let engine = args.engine.config(cores)?;
     engine.single_process_search(!args.search.no_search)?;
-    let program = program(&args.rules, Builtin::Full)?;
+    let (program, split) = stepping(&args.rules, Builtin::Full)?;
     require(&program, &solving(&args.search), "solve")?;
     if report == Report::Grade {
         gradable(&program)?;
@@ -291,7 +291,10 @@ fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
     } else {
         1
     };
-    let opts = board_options(args, &engine, report, shards);
+    let opts = Options {
+        stepped: split,
+        ..board_options(args, &engine, report, shards)
+    };
     let make = || Board::new(program.clone(), &opts);
     let finish = |b: &mut Board| match args.profile {
         true => b.profile(),

@@ -370,3 +370,16 @@ fn explain_says_multiple_solutions() {
     assert!(!out.contains("multiple solutions"));
     assert!(!out.contains("looking for another"));
 }
+
+/// The full rules' tiers stepped by the host (the default) and in one fixpoint block
+/// (`--one-block`) place the same digits and reach the same status: logic only on
+/// 17-clue puzzles and some of the hardest (most stall), and with the search.
+#[test]
+fn stepped_tiers_and_one_block_agree() {
+    let mut puzzles = data("17_clue_300.txt", 12);
+    puzzles.extend(data("magictour_top1465.txt", 12));
+    for extra in [&["--no-search"][..], &[]] {
+        let block = [extra, &["--one-block"]].concat();
+        assert_eq!(solve(&puzzles, extra), solve(&puzzles, &block), "{extra:?}");
+    }
+}
