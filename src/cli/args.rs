@@ -237,9 +237,8 @@ pub struct RulesArgs {
     /// uniqueness techniques on, as HoDoKu grades; wrong for puzzles with several
     #[arg(long, conflicts_with_all = ["rules", "fast"])]
     pub assume_unique: bool,
-    /// Run every tier in one fixpoint block, not the techniques as dataflows of
-    /// their own stepped in tier order (explanations, rounds and profiles always
-    /// use the block)
+    /// solve: run every tier in one fixpoint block even for one puzzle (which
+    /// otherwise steps the techniques as dataflows of their own, in tier order)
     #[arg(long)]
     pub one_block: bool,
 }

@@ -227,7 +227,7 @@ fn solve(args: &BenchSolveArgs) -> Result<u8, CliError> {
     use sudolog::sudoku::search::Outcome;
     let file = &args.puzzles;
     let limit = args.limit.map_or(usize::MAX, |n| n as usize);
-    let (program, split) = stepping(&args.rules, Builtin::Full)?;
+    let program = program(&args.rules, Builtin::Full)?;
     require(&program, &solving(&args.search), "bench solve")?;
     let c = args.engine.config(1)?;
     c.single_process_search(!args.search.no_search)?;
@@ -242,7 +242,6 @@ fn solve(args: &BenchSolveArgs) -> Result<u8, CliError> {
         // Children start from their parent's candidates.
         inherit: true,
         batch: true,
-        stepped: split,
         ..Default::default()
     };
     let make = || Board::new(program.clone(), &opts);

@@ -118,7 +118,7 @@ impl Options {
 /// The engine under a board: one fixpoint block, or the base and tiers stepped.
 enum Engine {
     Block(Session),
-    Stepped(Stepped),
+    Stepped(Box<Stepped>),
 }
 
 impl Engine {
@@ -315,7 +315,7 @@ impl Board {
             sealed: rels.sealed(opts.one_puzzle, opts.search),
         };
         let mut engine = match split {
-            Some(split) => Engine::Stepped(Stepped::new(split, config)?),
+            Some(split) => Engine::Stepped(Box::new(Stepped::new(split, config)?)),
             None => Engine::Block(Session::new(program.clone(), config)?),
         };
         let kinds = ["row", "column", "box", "diagonal"]
@@ -730,5 +730,91 @@ mod tests {
         fresh.commit().unwrap();
         let view = |b: &Board| b.view(1).map(|v| (v.status, v.grid()));
         assert_eq!(view(&board), view(&fresh));
+    }
+
+    /// What a board reads: status, and placements and candidates unless the grid is
+    /// invalid or broken (the two designs may stop placing at different points of a
+    /// contradiction).
+    fn seen(board: &Board) -> (Status, Vec<u8>, Vec<Vec<u8>>) {
+        let v = board.view(0).unwrap();
+        match v.status {
+            Status::Solved | Status::Stalled => (v.status, v.placed, v.candidates),
+            _ => (v.status, Vec::new(), Vec::new()),
+        }
+    }
+
+    /// A board that steps the full rules' tiers from the host reads what one
+    /// fixpoint block does: each sample solved from scratch as `solve` runs one
+    /// grid, then a one-puzzle board through edits that add and clear givens (a
+    /// clear withdraws what the tiers found). Options that need the block keep it.
+    #[test]
+    fn a_stepped_board_reads_what_one_block_does() {
+        let (program, split) = crate::sudoku::rules::load_split(&[], Builtin::Full).unwrap();
+        let split = split.expect("the full rules split");
+        let stepped = |opts: &Options| Options {
+            stepped: Some(split.clone()),
+            ..opts.clone()
+        };
+        let explain = Options {
+            explain: true,
+            ..Options::default()
+        };
+        let b = Board::new(program.clone(), &stepped(&explain)).unwrap();
+        assert_eq!(b.tier_steps(), None, "explanations need the block");
+        let grid = |name: &str| {
+            let text = crate::sudoku::samples::sample(name).unwrap();
+            crate::sudoku::puzzle::parse_puzzle_arg(text).unwrap()[0]
+                .as_ref()
+                .unwrap()
+                .grid
+                .clone()
+        };
+        let batch = Options {
+            batch: true,
+            candidates: true,
+            ..Options::default()
+        };
+        for name in [
+            "simple", "medium", "hard1", "hard3", "hard4", "broken", "6948",
+        ] {
+            let mut block = Board::new(program.clone(), &batch).unwrap();
+            let mut step = Board::new(program.clone(), &stepped(&batch)).unwrap();
+            for b in [&mut block, &mut step] {
+                b.add(0, &grid(name)).unwrap();
+                b.commit().unwrap();
+            }
+            assert_eq!(seen(&step), seen(&block), "{name}");
+        }
+        let edit = Options {
+            one_puzzle: true,
+            candidates: true,
+            ..Options::default()
+        };
+        let hard = grid("hard3");
+        let mut block = Board::new(program.clone(), &edit).unwrap();
+        let mut step = Board::new(program.clone(), &stepped(&edit)).unwrap();
+        for b in [&mut block, &mut step] {
+            b.add(0, &hard).unwrap();
+            b.commit().unwrap();
+        }
+        let givens: Vec<(usize, u8)> = hard.givens().collect();
+        for (k, &(c, v)) in givens.iter().enumerate().take(8) {
+            for b in [&mut block, &mut step] {
+                b.set_given(0, c, v, false).unwrap();
+                if k % 3 == 0 {
+                    let (c2, v2) = givens[(k + 5) % givens.len()];
+                    b.set_given(0, c2, v2, false).unwrap();
+                    b.set_given(0, c2, v2 % 9 + 1, true).unwrap();
+                }
+                b.commit().unwrap();
+            }
+            assert_eq!(seen(&step), seen(&block), "edit {k}");
+            for b in [&mut block, &mut step] {
+                b.set_given(0, c, v, true).unwrap();
+                b.commit().unwrap();
+            }
+            assert_eq!(seen(&step), seen(&block), "edit {k} undone");
+        }
+        assert!(step.tier_steps().is_some_and(|n| n > 0));
     }
 }
