@@ -14,7 +14,7 @@ use super::args::{BenchCommand, BenchEditArgs, BenchSolveArgs, BenchTcArgs};
 use super::error::{self, CliError};
 use super::progress;
 use super::puzzles;
-use super::rules::{program, program_name, require, solving, stepping, CANDIDATES, EDIT, STATUS};
+use super::rules::{program, program_name, require, solving, CANDIDATES, EDIT, STATUS};
 use sudolog::check::check_str;
 use sudolog::check::ir::RelId;
 use sudolog::session::{Config, Observe, Session};

@@ -117,7 +117,7 @@ impl Options {
 
 /// The engine under a board: one fixpoint block, or the base and tiers stepped.
 enum Engine {
-    Block(Session),
+    Block(Box<Session>),
     Stepped(Box<Stepped>),
 }
 
@@ -316,7 +316,7 @@ impl Board {
         };
         let mut engine = match split {
             Some(split) => Engine::Stepped(Box::new(Stepped::new(split, config)?)),
-            None => Engine::Block(Session::new(program.clone(), config)?),
+            None => Engine::Block(Box::new(Session::new(program.clone(), config)?)),
         };
         let kinds = ["row", "column", "box", "diagonal"]
             .into_iter()
