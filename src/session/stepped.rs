@@ -472,7 +472,7 @@ mod tests {
         s.contents(r).into_iter().map(|(r, _)| r).collect()
     }
 
-    /// The facts of `seed`'s edit `i`: edges among 12 nodes, two starts.
+    /// A random fact: an edge among 12 nodes, a start of key 0 or 1, or a node's label.
     fn fact(rng: &mut u64) -> (&'static str, Vec<Value>) {
         *rng = rng
             .wrapping_mul(6364136223846793005)
