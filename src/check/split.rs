@@ -61,6 +61,9 @@ pub struct TierProgram {
     /// Accumulating relations of the base this program derives: what it finds goes
     /// to the base's `name__stepped` input.
     pub writes: Vec<String>,
+    /// The program's other inputs (the original program's, e.g. the geometry): the
+    /// host gives it the facts it gives the base's relations of the same names.
+    pub inputs: Vec<String>,
 }
 
 impl TierProgram {
@@ -241,7 +244,17 @@ pub fn split(sources: &SourceMap, ast: &Ast) -> Result<Option<TierSplit>, CheckE
     let mut out = Vec::new();
     for tier in tiers {
         let (text, reads, tier_writes) = tier_ast(&statics, &block, &computed, &writes, tier);
+        let inputs = (text.items.iter())
+            .filter_map(|it| match it {
+                Item::Input(names) => Some(names),
+                _ => None,
+            })
+            .flatten()
+            .map(|n| n.name.clone())
+            .filter(|n| !reads.contains(n))
+            .collect();
         out.push(TierProgram {
+            inputs,
             tier,
             sources: sources.clone(),
             ast: text,

@@ -26,7 +26,7 @@ use std::sync::Arc;
 use super::change::ChangeList;
 use super::{Commit, Config, Observe, Session};
 use crate::check::ir::{Program, RelId, Symbols, Type, Value};
-use crate::check::split::{TierSplit, HOST_INPUT};
+use crate::check::split::{TierProgram, TierSplit, HOST_INPUT};
 
 type Fact = Vec<Value>;
 
@@ -138,7 +138,7 @@ impl Stepped {
                 ..config.clone()
             },
         )?;
-        let shared = shared_inputs(&split)?
+        let shared = shared_inputs(&split)
             .into_iter()
             .map(|r| (r, BTreeSet::new()))
             .collect();
@@ -299,13 +299,12 @@ impl Stepped {
         }
         let commit = tier.session.commit()?;
         let mut derived: Vec<(usize, Fact)> = Vec::new();
-        for (k, (link, _)) in tier.writes.iter().enumerate() {
-            if tier.rescan {
+        if tier.rescan {
+            for (k, (link, _)) in tier.writes.iter().enumerate() {
                 let rows = tier.session.contents(link.from);
                 derived.extend(rows.into_iter().map(|(row, _)| (k, row)));
             }
-        }
-        if !tier.rescan {
+        } else {
             for c in commit.changes.iter().filter(|c| c.diff > 0) {
                 if let Some(k) = tier.writes.iter().position(|(l, _)| l.from == c.rel) {
                     derived.push((k, c.row.to_vec()));
@@ -344,7 +343,7 @@ impl Stepped {
                 .ok_or_else(|| format!("the base has no input for {n}"))?;
             writes.push((out, held));
         }
-        let inputs = tier_inputs(t.reads.as_slice(), base, program);
+        let inputs = tier_inputs(t, base, program);
         let observe = writes.iter().map(|(l, _)| l.from).collect();
         let name = |r: &RelId| base.relations[*r].name.as_str();
         let sealed = (self.config.sealed.iter())
@@ -368,25 +367,21 @@ impl Stepped {
     }
 }
 
-/// The base's inputs (other than the host's) that tier programs take too.
-fn shared_inputs(split: &TierSplit) -> Result<BTreeSet<RelId>, String> {
-    let mut out = BTreeSet::new();
-    for t in &split.tiers {
-        let program = t.program()?;
-        out.extend(
-            tier_inputs(&t.reads, &split.base, program)
-                .into_iter()
-                .map(|l| l.from),
-        );
-    }
-    Ok(out)
+/// The base's inputs that tier programs take too (named by the split: no tier's
+/// program is checked for it).
+fn shared_inputs(split: &TierSplit) -> BTreeSet<RelId> {
+    let base = &split.base;
+    (split.tiers.iter())
+        .flat_map(|t| &t.inputs)
+        .filter_map(|n| base.relation(n))
+        .filter(|&r| base.relations[r].input)
+        .collect()
 }
 
-/// The inputs of a tier's `program` that are the base's inputs too (not its reads).
-fn tier_inputs(reads: &[String], base: &Program, program: &Program) -> Vec<Link> {
-    (program.relations.iter())
-        .filter(|r| r.input && !reads.contains(&r.name))
-        .filter_map(|r| Link::of(&r.name, base, program))
+/// The inputs of tier `t`'s `program` that are the base's inputs too.
+fn tier_inputs(t: &TierProgram, base: &Program, program: &Program) -> Vec<Link> {
+    (t.inputs.iter())
+        .filter_map(|n| Link::of(n, base, program))
         .filter(|l| base.relations[l.from].input)
         .collect()
 }
