@@ -138,28 +138,20 @@ impl ChangeList {
     /// The changes of several commits, in order, as one commit's: those of one fact
     /// at one round add up (added by one, removed by a later one: no change).
     pub(super) fn merged(lists: &[ChangeList]) -> ChangeList {
+        let mut all: Vec<Change> = lists.iter().flat_map(ChangeList::iter).collect();
+        all.sort_unstable();
         let mut rels: Vec<RelChanges> = Vec::new();
-        for c in lists.iter().flat_map(ChangeList::iter) {
+        for c in all {
             if rels.last().is_none_or(|r| r.rel != c.rel) {
-                match rels.iter().position(|r| r.rel == c.rel) {
-                    Some(i) => {
-                        let r = rels.remove(i);
-                        rels.push(r);
-                    }
-                    None => rels.push(RelChanges {
-                        rel: c.rel,
-                        arity: c.row.len(),
-                        added: Run::default(),
-                        rest: Vec::new(),
-                    }),
-                }
+                rels.push(RelChanges {
+                    rel: c.rel,
+                    arity: c.row.len(),
+                    added: Run::default(),
+                    rest: Vec::new(),
+                });
             }
             let last = rels.last_mut().expect("pushed above");
             last.rest.push((c.row.values, c.round, c.diff));
-        }
-        rels.sort_by_key(|r| r.rel);
-        for r in &mut rels {
-            r.rest.sort_by_key(|&(row, round, _)| (row, round));
         }
         ChangeList { rels }
     }
