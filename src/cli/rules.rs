@@ -31,10 +31,15 @@ pub fn program(args: &RulesArgs, default: Builtin) -> Result<Arc<Program>, CliEr
     rules::load(&args.rules, chosen(args, default)).map_err(CliError::Program)
 }
 
-/// [`program`], and its split by tier unless `--one-block` (see [`rules::load_split`]).
-pub fn stepping(args: &RulesArgs, default: Builtin) -> Result<rules::Stepping, CliError> {
+/// [`program`], and its split by tier when `wanted` and not `--one-block` (see
+/// [`rules::load_split`]).
+pub fn stepping(
+    args: &RulesArgs,
+    default: Builtin,
+    wanted: bool,
+) -> Result<rules::Stepping, CliError> {
     let chosen = chosen(args, default);
-    match args.one_block {
+    match args.one_block || !wanted {
         true => Ok((
             rules::load(&args.rules, chosen).map_err(CliError::Program)?,
             None,

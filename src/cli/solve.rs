@@ -279,7 +279,7 @@ fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let engine = args.engine.config(cores)?;
     engine.single_process_search(!args.search.no_search)?;
-    let (program, split) = stepping(&args.rules, Builtin::Full)?;
+    let (program, split) = stepping(&args.rules, Builtin::Full, one_puzzle(args))?;
     require(&program, &solving(&args.search), "solve")?;
     if report == Report::Grade {
         gradable(&program)?;
@@ -292,7 +292,7 @@ fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
         1
     };
     let opts = Options {
-        stepped: split.filter(|_| one_puzzle(args)),
+        stepped: split,
         ..board_options(args, &engine, report, shards)
     };
     let make = || Board::new(program.clone(), &opts);
