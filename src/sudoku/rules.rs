@@ -18,6 +18,7 @@ use std::sync::Arc;
 use crate::check::ir::Program;
 use crate::check::split::{split, TierSplit};
 use crate::diag::SourceMap;
+use crate::syntax::ast::Program as Ast;
 use crate::syntax::{parse, parse_files, FsLoader, Loader};
 
 /// The embedded files, by name.
@@ -72,39 +73,41 @@ impl Loader for Embedded {
     }
 }
 
-fn finish(
-    sources: SourceMap,
-    parsed: Result<crate::syntax::ast::Program, Vec<crate::diag::Diagnostic>>,
-) -> Result<Arc<Program>, String> {
+/// The text of `which` (or of the files given, concatenated), parsed.
+fn parse_rules(rules: &[String], which: Builtin) -> Result<(SourceMap, Ast), String> {
+    let mut sources = SourceMap::new();
+    let parsed = if rules.is_empty() {
+        let (name, text) = Embedded.load(which.file(), "")?;
+        let id = sources.add(name, text);
+        parse(&mut sources, id, &Embedded)
+    } else {
+        parse_files(&mut sources, rules, &FsLoader)
+    };
     let ast = parsed.map_err(|errs| errs.iter().map(|d| d.render(&sources)).collect::<String>())?;
-    crate::check::check(sources, &ast)
+    Ok((sources, ast))
+}
+
+/// A parsed program, checked.
+fn finish(sources: SourceMap, ast: &Ast) -> Result<Arc<Program>, String> {
+    crate::check::check(sources, ast)
         .map(Arc::new)
         .map_err(|d| d.to_string())
 }
 
 /// A built-in program, checked.
 pub fn builtin(which: Builtin) -> Result<Arc<Program>, String> {
-    let mut sources = SourceMap::new();
-    let (name, text) = Embedded.load(which.file(), "")?;
-    let id = sources.add(name, text);
-    let parsed = parse(&mut sources, id, &Embedded);
-    finish(sources, parsed)
+    load(&[], which)
 }
 
 /// Program files given by the user (concatenated), checked.
 pub fn from_files(paths: &[String]) -> Result<Arc<Program>, String> {
-    let mut sources = SourceMap::new();
-    let parsed = parse_files(&mut sources, paths, &FsLoader);
-    finish(sources, parsed)
+    load(paths, Builtin::Full)
 }
 
 /// `--rules` files if any were given, else the built-in program.
 pub fn load(rules: &[String], default: Builtin) -> Result<Arc<Program>, String> {
-    if rules.is_empty() {
-        builtin(default)
-    } else {
-        from_files(rules)
-    }
+    let (sources, ast) = parse_rules(rules, default)?;
+    finish(sources, &ast)
 }
 
 /// A program and its split by tier ([`crate::check::split`]; `None` when it has no
@@ -113,16 +116,8 @@ pub type Stepping = (Arc<Program>, Option<Arc<TierSplit>>);
 
 /// What [`load`] loads, and its split.
 pub fn load_split(rules: &[String], default: Builtin) -> Result<Stepping, String> {
-    let mut sources = SourceMap::new();
-    let parsed = if rules.is_empty() {
-        let (name, text) = Embedded.load(default.file(), "")?;
-        let id = sources.add(name, text);
-        parse(&mut sources, id, &Embedded)
-    } else {
-        parse_files(&mut sources, rules, &FsLoader)
-    };
-    let ast = parsed.map_err(|errs| errs.iter().map(|d| d.render(&sources)).collect::<String>())?;
-    let program = finish(sources.clone(), Ok(ast.clone()))?;
+    let (sources, ast) = parse_rules(rules, default)?;
+    let program = finish(sources.clone(), &ast)?;
     let split = split(&sources, &ast).map_err(|d| d.to_string())?;
     Ok((program, split.map(Arc::new)))
 }
