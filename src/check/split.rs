@@ -67,6 +67,35 @@ pub struct TierProgram {
 }
 
 impl TierProgram {
+    /// Tier `tier`'s program `ast` (unchecked), reading `reads` from the base and
+    /// deriving `writes` for it.
+    fn new(
+        tier: u32,
+        sources: &SourceMap,
+        ast: Ast,
+        reads: Vec<String>,
+        writes: Vec<String>,
+    ) -> TierProgram {
+        let inputs = (ast.items.iter())
+            .filter_map(|it| match it {
+                Item::Input(names) => Some(names),
+                _ => None,
+            })
+            .flatten()
+            .map(|n| n.name.clone())
+            .filter(|n| !reads.contains(n))
+            .collect();
+        TierProgram {
+            tier,
+            sources: sources.clone(),
+            ast,
+            checked: OnceLock::new(),
+            reads,
+            writes,
+            inputs,
+        }
+    }
+
     /// The tier's program, checked (once). An error is the split's bug: the split of
     /// a program that checks should check.
     pub fn program(&self) -> Result<&Arc<Program>, String> {
@@ -174,8 +203,9 @@ impl<'a> Block<'a> {
 }
 
 /// Splits `ast` (which checks): `None` when no fixpoint block has rules of tier 2 and
-/// up, when more than one has, or when what a higher tier derives is read outside the
-/// block but not kept by the base (no rule below tier 2 derives it).
+/// up, when more than one has, when what a higher tier derives is read outside the
+/// block but not kept by the base (no rule below tier 2 derives it), or when a tier's
+/// rules read what only another tier above 1 derives (see `tier_ast`).
 pub fn split(sources: &SourceMap, ast: &Ast) -> Result<Option<TierSplit>, CheckError> {
     let tiered: Vec<usize> = (0..ast.items.len())
         .filter(|&i| match &ast.items[i] {
@@ -229,8 +259,6 @@ pub fn split(sources: &SourceMap, ast: &Ast) -> Result<Option<TierSplit>, CheckE
     if lost {
         return Ok(None);
     }
-    let base = base_ast(ast, at, &block, &base_rules, &writes);
-    let base = check(sources.clone(), &base)?;
     let mut tiers: Vec<u32> = block
         .rules
         .iter()
@@ -243,26 +271,15 @@ pub fn split(sources: &SourceMap, ast: &Ast) -> Result<Option<TierSplit>, CheckE
     let statics = outside_items(ast, at, &block, &outside);
     let mut out = Vec::new();
     for tier in tiers {
-        let (text, reads, tier_writes) = tier_ast(&statics, &block, &computed, &writes, tier);
-        let inputs = (text.items.iter())
-            .filter_map(|it| match it {
-                Item::Input(names) => Some(names),
-                _ => None,
-            })
-            .flatten()
-            .map(|n| n.name.clone())
-            .filter(|n| !reads.contains(n))
-            .collect();
-        out.push(TierProgram {
-            inputs,
-            tier,
-            sources: sources.clone(),
-            ast: text,
-            checked: OnceLock::new(),
-            reads,
-            writes: tier_writes,
-        });
+        match tier_ast(&statics, &block, &computed, &writes, tier) {
+            Some((text, reads, writes)) => {
+                out.push(TierProgram::new(tier, sources, text, reads, writes))
+            }
+            None => return Ok(None),
+        }
     }
+    let base = base_ast(ast, at, &block, &base_rules, &writes);
+    let base = check(sources.clone(), &base)?;
     Ok(Some(TierSplit { base, tiers: out }))
 }
 
@@ -422,14 +439,16 @@ fn bare(r: &Rule) -> Rule {
 }
 
 /// Tier `tier`'s program (`statics` and what it adds to them), the base's relations it
-/// reads, and those it writes.
+/// reads, and those it writes. `None` when it needs a relation that neither the base
+/// keeps nor it can work out (a rule of another tier above 1 derives it): stepped, it
+/// would never see what that tier finds.
 fn tier_ast(
     statics: &[Item],
     block: &Block,
     computed: &BTreeSet<&str>,
     writes: &BTreeSet<&str>,
     tier: u32,
-) -> (Ast, Vec<String>, Vec<String>) {
+) -> Option<(Ast, Vec<String>, Vec<String>)> {
     let of_tier = |r: &&Rule| r.annotations.tier.map(|(t, _)| t) == Some(tier);
     let seeds: Vec<&Rule> = block
         .rules
@@ -452,10 +471,14 @@ fn tier_ast(
         }
         local.insert(n);
         for r in block.rules.iter().copied() {
-            if r.head.relation.name == n && (!high(r) || of_tier(&r)) {
-                rules.push(r);
-                need.extend(reads(r));
+            if r.head.relation.name != n {
+                continue;
             }
+            if high(r) && !of_tier(&r) {
+                return None;
+            }
+            rules.push(r);
+            need.extend(reads(r));
         }
     }
     let looping = recursive(&local, &rules);
@@ -497,7 +520,7 @@ fn tier_ast(
     }
     items.extend(seeds.iter().map(|r| Item::Rule(bare(r))));
     let names = |s: &BTreeSet<&str>| s.iter().map(|n| n.to_string()).collect();
-    (Ast { items }, names(&fed), names(&tier_writes))
+    Some((Ast { items }, names(&fed), names(&tier_writes)))
 }
 
 #[cfg(test)]
@@ -549,6 +572,29 @@ pub(crate) mod tests {
                 ".view stuck(k: number, x: number)",
                 ".view stuck(k: number, x: number)\n.decl jump(k: number, x: number)",
             ) + "\n.decl jumped(k: number, x: number)\njumped(k, x) :- jump(k, x).\n";
+        let (sources, ast) = parse_str("toy.dl", &text).unwrap();
+        crate::check::check(sources.clone(), &ast).expect("it checks");
+        assert!(split(&sources, &ast).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_tier_that_reads_what_another_tier_derives_is_not_split() {
+        // `jump` is the block's, derived only at tier 3 and read at tier 2: in the
+        // block tier 2 fires again once tier 3 found jumps; stepped, tier 2's program
+        // would hold no rule for it.
+        let text = TOY
+            .replace(
+                "seen(k, y) :- seen(k, x), far(x, y).",
+                "seen(k, y) :- jump(k, x), far(x, y).",
+            )
+            .replace(
+                "seen(k, y) :- stuck(k, x), back(y, x).",
+                "seen(k, y) :- stuck(k, x), back(y, x).\n            @tier(3)\n            jump(k, y) :- seen(k, x), back(x, y).",
+            )
+            .replace(
+                ".view stuck(k: number, x: number)",
+                ".view stuck(k: number, x: number)\n.decl jump(k: number, x: number)",
+            );
         let (sources, ast) = parse_str("toy.dl", &text).unwrap();
         crate::check::check(sources.clone(), &ast).expect("it checks");
         assert!(split(&sources, &ast).unwrap().is_none());
