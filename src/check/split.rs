@@ -598,6 +598,11 @@ pub(crate) mod tests {
         let (sources, ast) = parse_str("toy.dl", &text).unwrap();
         crate::check::check(sources.clone(), &ast).expect("it checks");
         assert!(split(&sources, &ast).unwrap().is_none());
+        // The same jumps found at tier 2 itself: worked out in tier 2's program.
+        let text = text.replace("@tier(3)\n            jump", "@tier(2)\n            jump");
+        let (sources, ast) = parse_str("toy.dl", &text).unwrap();
+        let split = split(&sources, &ast).unwrap().expect("tiers 2 and 3");
+        assert!(split.tiers[0].program().unwrap().relation("jump").is_some());
     }
 
     /// Reachability with three kinds of edge, the farther ones at tiers 2 and 3
