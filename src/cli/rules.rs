@@ -38,13 +38,9 @@ pub fn stepping(
     default: Builtin,
     wanted: bool,
 ) -> Result<rules::Stepping, CliError> {
-    let chosen = chosen(args, default);
     match args.one_block || !wanted {
-        true => Ok((
-            rules::load(&args.rules, chosen).map_err(CliError::Program)?,
-            None,
-        )),
-        false => rules::load_split(&args.rules, chosen).map_err(CliError::Program),
+        true => Ok((program(args, default)?, None)),
+        false => rules::load_split(&args.rules, chosen(args, default)).map_err(CliError::Program),
     }
 }
 
