@@ -19,7 +19,7 @@ use crate::check::ir::Program;
 use crate::check::split::{split, TierSplit};
 use crate::diag::SourceMap;
 use crate::syntax::ast::Program as Ast;
-use crate::syntax::{parse, parse_files, FsLoader, Loader};
+use crate::syntax::{parse_paths, FsLoader, Loader};
 
 /// The embedded files, by name.
 pub const FILES: &[(&str, &str)] = &[
@@ -73,18 +73,14 @@ impl Loader for Embedded {
     }
 }
 
-/// The text of `which` (or of the files given, concatenated), parsed.
+/// The files given, concatenated, or if none the text of `which`, parsed.
 fn parse_rules(rules: &[String], which: Builtin) -> Result<(SourceMap, Ast), String> {
-    let mut sources = SourceMap::new();
-    let parsed = if rules.is_empty() {
-        let (name, text) = Embedded.load(which.file(), "")?;
-        let id = sources.add(name, text);
-        parse(&mut sources, id, &Embedded)
-    } else {
-        parse_files(&mut sources, rules, &FsLoader)
+    let builtin = [which.file().to_string()];
+    let (paths, loader): (&[String], &dyn Loader) = match rules.is_empty() {
+        true => (&builtin, &Embedded),
+        false => (rules, &FsLoader),
     };
-    let ast = parsed.map_err(|errs| errs.iter().map(|d| d.render(&sources)).collect::<String>())?;
-    Ok((sources, ast))
+    parse_paths(paths, loader).map_err(|e| e.to_string())
 }
 
 /// A parsed program, checked.
@@ -101,7 +97,8 @@ pub fn builtin(which: Builtin) -> Result<Arc<Program>, String> {
 
 /// Program files given by the user (concatenated), checked.
 pub fn from_files(paths: &[String]) -> Result<Arc<Program>, String> {
-    load(paths, Builtin::Full)
+    let (sources, ast) = parse_paths(paths, &FsLoader).map_err(|e| e.to_string())?;
+    finish(sources, &ast)
 }
 
 /// `--rules` files if any were given, else the built-in program.
