@@ -86,9 +86,9 @@ pub struct ServeArgs {
 #[derive(Args, Debug, Clone, Default)]
 #[command(next_help_heading = "Engine options")]
 pub struct EngineArgs {
-    /// Worker threads per process [default: 1, or every core for solve]; in one
-    /// process, solve, grade and bench solve run an engine per worker thread, each
-    /// on its share of the puzzles
+    /// Worker threads per process [default: 1, or every core for solve and grade
+    /// of more than one puzzle]; in one process, solve, grade and bench solve run an
+    /// engine per worker thread, each on its share of the puzzles
     #[arg(short = 'w', long, value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=MAX_WORKERS))]
     pub workers: Option<u64>,
