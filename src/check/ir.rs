@@ -48,6 +48,11 @@ pub struct Relation {
     pub block: Option<BlockId>,
     pub input: bool,
     pub output: bool,
+    /// A host's input whose facts enter the blocks that read them at the round
+    /// their last column gives, not at round 0 (a split's `R__stepped`, see
+    /// [`crate::check::split`]): what a host hands over after a block's round N
+    /// comes in as if derived in that round.
+    pub enters_at_round: bool,
     pub span: Span,
 }
 

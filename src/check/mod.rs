@@ -289,6 +289,7 @@ impl Checker<'_> {
             block,
             input: false,
             output: false,
+            enters_at_round: false,
             span: decl.name.span,
         });
         self.rel_spans.push(decl.name.span);

@@ -10,8 +10,9 @@
 //!   Those the base computes are inputs here (the `reads`), fed from the base's
 //!   contents; the others are worked out here, the ones that recurse among
 //!   themselves (chains that grow a link a round) in a fixpoint block of their own.
-//!   Annotations are dropped: a tier's program is evaluated only when every lower
-//!   tier found nothing, which is what tier gating did inside the block.
+//!   Tiers are dropped (a tier's program is evaluated only when every lower tier
+//!   found nothing, which is what tier gating did inside the block); labels and
+//!   explanations stay, each rule at the span of the block's rule it copies.
 //!
 //! A host ([`crate::session::stepped`]) runs the base to its fixpoint, hands the
 //! reads to tier 2's program, and, when that derives something new, adds it to the
@@ -278,8 +279,20 @@ pub fn split(sources: &SourceMap, ast: &Ast) -> Result<Option<TierSplit>, CheckE
             None => return Ok(None),
         }
     }
+    // A host input has a column more than its relation (the round it enters at).
+    if writes
+        .iter()
+        .any(|w| block.decls[w].params.len() >= crate::MAX_ARITY)
+    {
+        return Ok(None);
+    }
     let base = base_ast(ast, at, &block, &base_rules, &writes);
-    let base = check(sources.clone(), &base)?;
+    let mut base = check(sources.clone(), &base)?;
+    for w in &writes {
+        if let Some(r) = base.relation(&format!("{w}{HOST_INPUT}")) {
+            base.relations[r].enters_at_round = true;
+        }
+    }
     Ok(Some(TierSplit { base, tiers: out }))
 }
 
@@ -300,15 +313,29 @@ fn decl_as(d: &Decl, name: &str, kind: DeclKind) -> Decl {
     }
 }
 
-/// `R(x0, ..) :- R__stepped(x0, ..).`, `@ungated`.
+/// `R__stepped(x0, .., at)`: the host's facts of `R`, each with the round of the
+/// block it enters at (its last column, see
+/// [`super::ir::Relation::enters_at_round`]).
+fn host_decl(d: &Decl, name: &str) -> Decl {
+    let mut out = decl_as(d, name, DeclKind::Relation);
+    out.params.push(super::super::syntax::ast::Param {
+        name: ident("stepped__at", d.span),
+        ty: ident("number", d.span),
+    });
+    out
+}
+
+/// `R(x0, ..) :- R__stepped(x0, .., at).`, `@ungated`.
 fn host_rule(d: &Decl) -> Rule {
     let span = d.span;
     let vars: Vec<Expr> = (0..d.params.len())
         .map(|i| Expr::Var(ident(&format!("x{i}"), span)))
         .collect();
-    let atom = |name: &str| Atom {
+    let atom = |name: &str, at: bool| Atom {
         relation: ident(name, span),
-        args: vars.clone(),
+        args: (vars.iter().cloned())
+            .chain(at.then(|| Expr::Var(ident("at", span))))
+            .collect(),
         span,
     };
     Rule {
@@ -316,8 +343,11 @@ fn host_rule(d: &Decl) -> Rule {
             ungated: Some(span),
             ..Annotations::default()
         },
-        head: atom(&d.name.name),
-        body: vec![Literal::Atom(atom(&format!("{}{HOST_INPUT}", d.name.name)))],
+        head: atom(&d.name.name, false),
+        body: vec![Literal::Atom(atom(
+            &format!("{}{HOST_INPUT}", d.name.name),
+            true,
+        ))],
         span,
     }
 }
@@ -352,7 +382,7 @@ fn base_ast(ast: &Ast, at: usize, block: &Block, rules: &[&Rule], writes: &BTree
     for w in writes {
         let d = block.decls[w];
         let input = format!("{w}{HOST_INPUT}");
-        outer.push(Item::Decl(decl_as(d, &input, DeclKind::Relation)));
+        outer.push(Item::Decl(host_decl(d, &input)));
         outer.push(Item::Input(vec![ident(&input, d.span)]));
         items.push(Item::Rule(host_rule(d)));
     }
@@ -430,10 +460,17 @@ fn outside_items(ast: &Ast, at: usize, block: &Block, outside: &[&Rule]) -> Vec<
         .collect()
 }
 
-/// A rule without annotations.
-fn bare(r: &Rule) -> Rule {
+/// A rule without its tier (and `@ungated`): a tier's program runs only when every
+/// lower tier found nothing, which is what tier gating did inside the block. Its
+/// `@label`, `@explain` and `@hint` stay, so that a host can report the tier's
+/// deductions as the block's rule reports them.
+fn untiered(r: &Rule) -> Rule {
     Rule {
-        annotations: Annotations::default(),
+        annotations: Annotations {
+            tier: None,
+            ungated: None,
+            ..r.annotations.clone()
+        },
         ..r.clone()
     }
 }
@@ -509,7 +546,7 @@ fn tier_ast(
         } else {
             &mut items
         };
-        to.push(Item::Rule(bare(r)));
+        to.push(Item::Rule(untiered(r)));
     }
     if !inner.is_empty() {
         items.push(Item::Fixpoint(FixpointBlock {
@@ -518,7 +555,7 @@ fn tier_ast(
             span: block.block.span,
         }));
     }
-    items.extend(seeds.iter().map(|r| Item::Rule(bare(r))));
+    items.extend(seeds.iter().map(|r| Item::Rule(untiered(r))));
     let names = |s: &BTreeSet<&str>| s.iter().map(|n| n.to_string()).collect();
     Some((Ast { items }, names(&fed), names(&tier_writes)))
 }

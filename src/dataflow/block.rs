@@ -74,6 +74,9 @@ pub struct BlockSpec<'p> {
     pub tiers: &'p [u32],
     /// Relations outside the block that its rules read.
     pub reads: Vec<RelId>,
+    /// For a relation of `reads` whose facts enter at a round of their own
+    /// ([`crate::check::ir::Relation::enters_at_round`]): the column that gives it.
+    pub enters_at: &'p dyn Fn(RelId) -> Option<usize>,
     pub explain: bool,
     pub max_rounds: Option<u32>,
     /// Views that have facts in the program text.
@@ -200,7 +203,19 @@ where
             ienv.enter_keys(rel, &cols, arr.enter(inner));
         }
         for r in &spec.reads {
-            ienv.rels.insert(*r, env.rels[r].clone().enter(inner));
+            let entered = env.rels[r].clone().enter(inner);
+            let entered = match (spec.enters_at)(*r) {
+                // Each fact at the round its column gives (as `enter_at` does).
+                Some(k) => entered
+                    .inner
+                    .map(move |(row, t, d): (Wide<W>, R, isize)| {
+                        let at = t.at_round(row[k].max(0) as u32);
+                        (row, at, d)
+                    })
+                    .as_collection(),
+                None => entered,
+            };
+            ienv.rels.insert(*r, entered);
         }
         let mut vars = Vec::new();
         for &s in spec.state {

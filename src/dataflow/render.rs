@@ -726,6 +726,10 @@ where
                 max_rounds: outputs.max_rounds,
                 view_facts: &self.view_facts,
                 rule_tiers: &self.rule_tiers,
+                enters_at: &|r| {
+                    let rel = &program.relations[r];
+                    rel.enters_at_round.then(|| rel.arity() - 1)
+                },
                 leaves: &|r| (read_later.contains(&r), outputs.observes(r)),
                 takes_input: &|r| takes_input(outputs, program, view_facts, r),
             },

@@ -114,6 +114,8 @@ where
 pub trait Rounds: Time {
     /// The summary that advances a time by one round.
     fn step() -> Self::Summary;
+    /// The time at round `round` of this time's epoch (`round` at least this one's).
+    fn at_round(&self, round: u32) -> Self;
     /// The scope's name in timely's logs.
     const NAME: &'static str;
 }
@@ -168,6 +170,9 @@ impl Rounds for Product<Epoch, u32> {
     fn step() -> Self::Summary {
         Product::new(Default::default(), 1)
     }
+    fn at_round(&self, round: u32) -> Self {
+        Product::new(self.outer, round.max(self.inner))
+    }
     const NAME: &'static str = "Block (incremental)";
 }
 
@@ -197,6 +202,9 @@ impl Time for (Epoch, u32) {
 impl Rounds for (Epoch, u32) {
     fn step() -> Self::Summary {
         (Default::default(), 1)
+    }
+    fn at_round(&self, round: u32) -> Self {
+        (self.0, round.max(self.1))
     }
     const NAME: &'static str = "Block (batch)";
 }

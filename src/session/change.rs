@@ -138,7 +138,12 @@ impl ChangeList {
     /// The changes of several commits, in order, as one commit's: those of one fact
     /// at one round add up (added by one, removed by a later one: no change).
     pub(super) fn merged(lists: &[ChangeList]) -> ChangeList {
-        let mut all: Vec<Change> = lists.iter().flat_map(ChangeList::iter).collect();
+        ChangeList::of(lists.iter().flat_map(ChangeList::iter).collect())
+    }
+
+    /// A list of the changes `all` (in any order): those of one fact at one round
+    /// add up.
+    pub(super) fn of(mut all: Vec<Change>) -> ChangeList {
         all.sort_unstable();
         let mut rels: Vec<RelChanges> = Vec::new();
         for c in all {

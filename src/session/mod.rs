@@ -14,6 +14,7 @@
 mod change;
 mod contents;
 mod hash;
+mod rounds;
 pub mod stepped;
 mod worker;
 

@@ -20,11 +20,12 @@
 //! first withdraws every fact the tiers handed to the base, and the tiers find again
 //! those that still hold.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::change::ChangeList;
-use super::{Commit, Config, Observe, Session};
+use super::rounds::Numbers;
+use super::{Commit, Config, Event, Observe, Session};
 use crate::check::ir::{Program, RelId, Symbols, Type, Value};
 use crate::check::split::{TierProgram, TierSplit, HOST_INPUT};
 
@@ -86,6 +87,15 @@ struct Tier {
     rescan: bool,
     /// Its session holds nothing yet (built, or reset): the next step loads it.
     empty: bool,
+    /// Per rule of its program, the original program's (when numbering).
+    rules: Vec<Option<usize>>,
+}
+
+/// What a tier's step found that the base does not hold: the base's host input for
+/// it, and the row (in the base's symbols).
+struct Find {
+    input: RelId,
+    row: Fact,
 }
 
 /// A session stepped by tier (see the module's documentation).
@@ -106,13 +116,46 @@ pub struct Stepped {
     retracted: bool,
     /// Tier dataflows stepped over the session's life.
     steps: usize,
+    /// Rounds and events numbered across the steps ([`Stepped::numbered`]).
+    numbers: Option<Numbers>,
 }
 
 impl Stepped {
     /// The base's session on `config` (its observed relations, and those the tiers
     /// read and write); the tiers' are built when first stepped, on `config` too.
     pub fn new(split: Arc<TierSplit>, config: Config) -> Result<Stepped, String> {
-        let b = &split.base;
+        let base = split.base.clone();
+        Stepped::with_base(split, config, base)
+    }
+
+    /// A session numbering rounds and events as one fixpoint block of `original`
+    /// (the program split) does: facts' rounds ([`Stepped::rows_with_prefix`]),
+    /// events under `original`'s rules ([`Stepped::events`]), and each commit's
+    /// changes and events at those rounds. Every commit then steps the tiers from the
+    /// base's own fixpoint again, as a fresh session would (see [`super::rounds`]).
+    /// `gated`: the base runs with its `@ungated` rules gated as tier 0, as
+    /// `original` does (see [`Program::gated`]).
+    pub fn numbered(
+        split: Arc<TierSplit>,
+        config: Config,
+        original: &Program,
+        gated: bool,
+    ) -> Result<Stepped, String> {
+        let base = match gated {
+            true => split.base.gated(),
+            false => split.base.clone(),
+        };
+        let mut s = Stepped::with_base(split, config, base)?;
+        let observed: Vec<RelId> = (0..s.base.program().relations.len())
+            .filter(|&r| s.base.is_observed(r))
+            .collect();
+        s.numbers = Some(Numbers::new(original, s.base.program(), &observed));
+        Ok(s)
+    }
+
+    /// [`Stepped::new`] with the split's base program as `b` (gated or not).
+    fn with_base(split: Arc<TierSplit>, config: Config, b: Program) -> Result<Stepped, String> {
+        let b = &b;
         let mut observe: Vec<RelId> = match &config.observe {
             Observe::Relations(rels) => rels.clone(),
             Observe::All => (0..b.relations.len()).collect(),
@@ -148,7 +191,6 @@ impl Stepped {
             config: Config {
                 batch: false,
                 changes: true,
-                explain: false,
                 max_rounds: None,
                 ..config
             },
@@ -158,7 +200,17 @@ impl Stepped {
             found: Vec::new(),
             retracted: false,
             steps: 0,
+            numbers: None,
         })
+    }
+
+    /// Every current explain event: numbered ([`Stepped::numbered`]), the base's
+    /// and the tiers', under the original program's rules; else the base's own.
+    pub fn events(&self) -> Vec<Event> {
+        match &self.numbers {
+            Some(n) => n.events(&self.base),
+            None => self.base.events(),
+        }
     }
 
     /// The base's session: its program, contents and symbols.
@@ -222,6 +274,9 @@ impl Stepped {
         self.shared.values_mut().for_each(BTreeSet::clear);
         self.found.clear();
         self.retracted = false;
+        if let Some(n) = &mut self.numbers {
+            n.clear();
+        }
         Ok(())
     }
 
@@ -231,10 +286,12 @@ impl Stepped {
     }
 
     /// Commits, stepping the tiers until none finds anything new or `halt` says the
-    /// base's contents need no more (e.g. every puzzle solved). Out: the changes of
-    /// the base's commits, together.
+    /// base's contents need no more (e.g. every puzzle solved; numbered, `halt` is
+    /// not asked: one block does not stop either). Out: the changes of the base's
+    /// commits, together.
     pub fn commit_until(&mut self, halt: &dyn Fn(&Session) -> bool) -> Result<Commit, String> {
-        if std::mem::take(&mut self.retracted) {
+        // Numbered, every commit steps again from the base's own fixpoint.
+        if std::mem::take(&mut self.retracted) || self.numbers.is_some() {
             for (r, row) in std::mem::take(&mut self.found) {
                 self.base.retract(r, &row)?;
             }
@@ -242,27 +299,46 @@ impl Stepped {
                 tier.rescan = true;
             }
         }
+        if let Some(n) = &mut self.numbers {
+            n.begin(&self.base);
+        }
         let mut commits = vec![self.commit_base()?];
-        'steps: while !halt(&self.base) {
+        // Numbered, the steps go on as one block's rounds do.
+        'steps: while self.numbers.is_some() || !halt(&self.base) {
             for i in 0..self.tiers.len() {
-                let new = self.step(i)?;
+                let (new, events) = self.step(i)?;
                 if !new.is_empty() {
-                    for (r, row) in &new {
-                        self.base.insert(*r, row)?;
+                    // A find enters the base's block at the round its tier fired in
+                    // (numbered), else at once.
+                    let at = self.numbers.as_ref().map_or(0, |n| n.next_round() - 1);
+                    for f in new {
+                        let mut row = f.row;
+                        row.push(at as Value);
+                        self.base.insert(f.input, &row)?;
+                        self.found.push((f.input, row));
                     }
-                    self.found.extend(new);
+                    if let Some(n) = &mut self.numbers {
+                        n.tier_found(events);
+                    }
                     commits.push(self.commit_base()?);
                     continue 'steps;
                 }
             }
             break;
         }
-        Ok(together(commits, self.list_changes))
+        let mut out = together(commits, self.list_changes);
+        if let Some(n) = &mut self.numbers {
+            out.events = n.finish(&self.base);
+        }
+        Ok(out)
     }
 
     /// The base committed; what changed of the tiers' reads queued for them.
     fn commit_base(&mut self) -> Result<Commit, String> {
         let commit = self.base.commit()?;
+        if let Some(n) = &mut self.numbers {
+            n.after_base(&self.base);
+        }
         let from = self.base.symbols_ref().clone();
         for tier in self.tiers.iter_mut().flatten().filter(|t| !t.empty) {
             for c in commit.changes.iter() {
@@ -277,8 +353,9 @@ impl Stepped {
     }
 
     /// Tier `i` brought up to the base and committed. Out: what it derives that the
-    /// base does not hold, as facts of the base's host inputs.
-    fn step(&mut self, i: usize) -> Result<Vec<(RelId, Fact)>, String> {
+    /// base does not hold, and (numbered) the events that derived it, under the
+    /// original program's rules, with the base's relation of their head.
+    fn step(&mut self, i: usize) -> Result<(Vec<Find>, Vec<(RelId, Event)>), String> {
         if self.tiers[i].is_none() {
             self.tiers[i] = Some(self.build(i)?);
         }
@@ -287,7 +364,7 @@ impl Stepped {
             load(tier, &self.base, &self.shared)?;
         }
         if !tier.stale && !tier.rescan {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), Vec::new()));
         }
         self.steps += 1;
         for ((rel, row), diff) in tier.pending.drain() {
@@ -298,6 +375,14 @@ impl Stepped {
             }
         }
         let commit = tier.session.commit()?;
+        let events: Vec<Event> = match (self.numbers.is_some(), tier.rescan) {
+            (false, _) => Vec::new(),
+            (true, true) => tier.session.events(),
+            (true, false) => (commit.events.iter())
+                .filter(|(_, d)| *d > 0)
+                .map(|(e, _)| e.clone())
+                .collect(),
+        };
         let mut derived: Vec<(usize, Fact)> = Vec::new();
         if tier.rescan {
             for (k, (link, _)) in tier.writes.iter().enumerate() {
@@ -318,12 +403,33 @@ impl Stepped {
             let (link, held) = &tier.writes[k];
             let row = link.carry(&row, &from, self.base.symbols());
             if self.base.rows_with_prefix(*held, &row).is_empty() {
-                new.push((link.to, row));
+                // What the tier reads too (`reach`) enables its other rules.
+                let enables = tier.reads.iter().any(|l| l.from == *held);
+                new.push((!enables, link.to, *held, row));
             }
         }
         new.sort_unstable();
         new.dedup();
-        Ok(new)
+        // Numbered, what enables the tier's other rules comes in first: in one
+        // block those rules see it a round later (a puzzle pays a round the first
+        // time it reaches a tier); the tier is read again in full next time.
+        if self.numbers.is_some() && new.first().is_some_and(|f| !f.0) {
+            new.retain(|f| !f.0);
+            tier.rescan = true;
+        }
+        let held_new: HashSet<(RelId, Fact)> = new
+            .iter()
+            .map(|(_, _, held, row)| (*held, row.clone()))
+            .collect();
+        // The events of what it hands over (the base derived the rest itself).
+        let events = (events.into_iter())
+            .filter_map(|e| tier_event(tier, e, &from, self.base.symbols()))
+            .filter(|(held, e)| held_new.contains(&(*held, e.head.clone())))
+            .collect();
+        let new = (new.into_iter())
+            .map(|(_, input, _, row)| Find { input, row })
+            .collect();
+        Ok((new, events))
     }
 
     /// Tier `i`'s session, empty.
@@ -354,6 +460,10 @@ impl Stepped {
             sealed,
             ..self.config.clone()
         };
+        let rules = match &self.numbers {
+            Some(n) => n.rules_of(program),
+            None => Vec::new(),
+        };
         Ok(Tier {
             session: Session::new(program.clone(), config)?,
             reads,
@@ -363,8 +473,33 @@ impl Stepped {
             stale: true,
             rescan: true,
             empty: true,
+            rules,
         })
     }
+}
+
+/// A tier's event as the base reports it: under the original program's rule, its
+/// head and symbol bindings in the base's symbols, with the base's relation of its
+/// head. None for a rule the original program lacks or a head the tier does not
+/// hand over.
+fn tier_event(tier: &Tier, e: Event, from: &Symbols, to: &mut Symbols) -> Option<(RelId, Event)> {
+    let rule = tier.rules.get(e.rule).copied().flatten()?;
+    let r = &tier.session.program().rules[e.rule];
+    let (link, held) = tier.writes.iter().find(|(l, _)| l.from == r.head)?;
+    let head = link.carry(&e.head, from, to);
+    let bindings = (r.template_vars().iter().zip(&e.bindings))
+        .map(|(&v, &b)| match r.vars[v].1 {
+            Type::Symbol => to.intern(&from.name(b)),
+            _ => b,
+        })
+        .collect();
+    let event = Event {
+        rule,
+        round: e.round,
+        head,
+        bindings,
+    };
+    Some((*held, event))
 }
 
 /// The base's inputs that tier programs take too (named by the split: no tier's

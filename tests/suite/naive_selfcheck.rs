@@ -22,6 +22,7 @@ fn relation(name: &str, arity: usize, kind: RelKind, block: Option<BlockId>) -> 
         block,
         input: false,
         output: true,
+        enters_at_round: false,
         span: Span::default(),
     }
 }
