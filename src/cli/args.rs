@@ -237,8 +237,9 @@ pub struct RulesArgs {
     /// uniqueness techniques on, as HoDoKu grades; wrong for puzzles with several
     #[arg(long, conflicts_with_all = ["rules", "fast"])]
     pub assume_unique: bool,
-    /// solve: run every tier in one fixpoint block even for one puzzle (which
-    /// otherwise steps the techniques as dataflows of their own, in tier order)
+    /// Run every tier in one fixpoint block (solve of one puzzle, edit, hint, serve
+    /// and bench edit otherwise step the techniques as dataflows of their own, in
+    /// tier order)
     #[arg(long)]
     pub one_block: bool,
 }

@@ -311,7 +311,7 @@ pub fn rss_mib() -> f64 {
 /// session after its first 1,000 edits and after all `--edits`.
 fn edit(args: &BenchEditArgs) -> Result<u8, CliError> {
     let (n, seed, every) = (args.edits as usize, args.seed, args.scratch_every as usize);
-    let program = program(&args.rules, Builtin::Full)?;
+    let (program, split) = super::rules::stepping(&args.rules, Builtin::Full, true)?;
     for needs in [STATUS, CANDIDATES, EDIT] {
         require(&program, needs, "bench edit")?;
     }
@@ -320,7 +320,7 @@ fn edit(args: &BenchEditArgs) -> Result<u8, CliError> {
     let mut memory = Vec::new();
     let bar = progress::counter(Some(n as u64), "edits");
     let profile = args.profile;
-    let times = sudolog::sudoku::edit::bench_edits(program, n, seed, every, profile, |k| {
+    let times = sudolog::sudoku::edit::bench_edits(program, split, n, seed, every, profile, |k| {
         bar.inc(1);
         if k == warm || k == n {
             memory.push((k, rss_mib(), peak_mib()));

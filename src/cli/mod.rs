@@ -53,11 +53,13 @@ fn serve(args: &args::ServeArgs) -> Result<u8, CliError> {
         None => sudolog::sudoku::grid::Grid::empty(sudolog::sudoku::grid::Shape::NINE),
         Some(arg) => puzzles::one(arg, "serve")?.grid,
     };
-    let program = rules::program(&args.rules, sudolog::sudoku::rules::Builtin::Full)?;
+    let (program, split) =
+        rules::stepping(&args.rules, sudolog::sudoku::rules::Builtin::Full, true)?;
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], args.port));
     sudolog::web::serve(sudolog::web::ServeOptions {
         addr,
         program,
+        split,
         puzzle,
     })
     .map_err(|e| CliError::Engine(e.to_string()))?;

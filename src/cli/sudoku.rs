@@ -5,7 +5,7 @@ use std::io::Write;
 use super::args::{DumpArgs, ExplainArgs, HintArgs, ValidateArgs};
 use super::error::{self, CliError};
 use super::puzzles::{self, Validator};
-use super::rules::{program, require, solving, CANDIDATES};
+use super::rules::{program, require, solving, stepping, CANDIDATES};
 use sudolog::sudoku::board::{Board, Options};
 use sudolog::sudoku::edit::Editor;
 use sudolog::sudoku::explain::Notation;
@@ -108,7 +108,7 @@ pub fn hint(args: &HintArgs) -> Result<u8, CliError> {
     let engine = args.engine.config(1)?;
     let puzzle = puzzles::one(&args.puzzle, "hint")?;
     let notation = Notation::from(args.notation);
-    let program = program(&args.rules, Builtin::Full)?;
+    let (program, split) = stepping(&args.rules, Builtin::Full, true)?;
     require(&program, CANDIDATES, "hint")?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if report_duplicates(&puzzle.grid, notation, &mut out)? {
@@ -118,6 +118,7 @@ pub fn hint(args: &HintArgs) -> Result<u8, CliError> {
     let opts = Options {
         workers: engine.workers,
         timely_args: engine.timely_args.clone(),
+        stepped: split,
         ..Default::default()
     };
     let mut editor = super::stdio::to_stderr(engine.processes > 1, || {

@@ -101,17 +101,27 @@ pub struct Options {
     /// The same rules split by tier ([`crate::check::split`]): the board then runs
     /// the base and steps the tiers from the host ([`Stepped`]), so that a grid
     /// pays only for the tiers it needs, when nothing asks for what only one
-    /// fixpoint block gives: rounds (`eliminations`, `max_rounds`), explanations,
-    /// a profile, or processes of their own (`timely_args`).
+    /// fixpoint block gives: a round limit (`max_rounds`), a profile, processes of
+    /// their own (`timely_args`), or rounds (`eliminations`) and explanations for
+    /// more than one puzzle. A board of `one_puzzle` (an editor's) has its rounds
+    /// and explanations numbered across the steps as one block numbers them
+    /// ([`Stepped::numbered`]).
     pub stepped: Option<Arc<TierSplit>>,
 }
 
 impl Options {
     /// The split to step, when these options allow it (see [`Options::stepped`]).
     fn split(&self) -> Option<Arc<TierSplit>> {
-        let rounds = self.eliminations || self.max_rounds.is_some();
-        let whole = rounds || self.explain || self.profile || !self.timely_args.is_empty();
+        let whole = (self.numbered() && !self.one_puzzle)
+            || self.max_rounds.is_some()
+            || self.profile
+            || !self.timely_args.is_empty();
         self.stepped.clone().filter(|_| !whole)
+    }
+
+    /// Whether the board reads rounds or explanations.
+    fn numbered(&self) -> bool {
+        self.eliminations || self.explain
     }
 }
 
@@ -266,20 +276,30 @@ pub struct Board {
 
 impl Board {
     /// A board on `program`, or on its split when `opts` can step it (then
-    /// [`Board::program`] is the split's base).
+    /// [`Board::program`] is the split's base, unless rounds and events are
+    /// numbered as `program`'s: then it is `program`, whose rules the events name,
+    /// and [`Board::rels`] are the base's).
     pub fn new(program: Arc<Program>, opts: &Options) -> Result<Board, String> {
         let split = opts.split();
-        let program = match &split {
-            Some(split) => Arc::new(split.base.clone()),
-            None => program,
-        };
         // Rounds are observed when stepping: `@ungated` rules then wait their round.
-        let program = if (opts.eliminations || opts.max_rounds.is_some()) && program.has_ungated() {
-            Arc::new(program.gated())
-        } else {
-            program
+        let gated = opts.eliminations || opts.max_rounds.is_some();
+        let gate = |p: Arc<Program>| match gated && p.has_ungated() {
+            true => Arc::new(p.gated()),
+            false => p,
         };
-        let rels = Rels::of(&program)?;
+        let numbered = split.is_some() && opts.numbered();
+        let (program, engine_program) = match &split {
+            Some(split) if numbered => (gate(program), Arc::new(split.base.clone())),
+            Some(split) => {
+                let base = gate(Arc::new(split.base.clone()));
+                (base.clone(), base)
+            }
+            None => {
+                let program = gate(program);
+                (program.clone(), program)
+            }
+        };
+        let rels = Rels::of(&engine_program)?;
         let mut observe = Vec::new();
         let mut add = |r: Option<RelId>, on: bool| {
             if let (Some(r), true) = (r, on) {
@@ -315,6 +335,9 @@ impl Board {
             sealed: rels.sealed(opts.one_puzzle, opts.search),
         };
         let mut engine = match split {
+            Some(split) if numbered => {
+                Engine::Stepped(Box::new(Stepped::numbered(split, config, &program, gated)?))
+            }
             Some(split) => Engine::Stepped(Box::new(Stepped::new(split, config)?)),
             None => Engine::Block(Box::new(Session::new(program.clone(), config)?)),
         };
@@ -480,6 +503,23 @@ impl Board {
         rel.is_some_and(|r| !self.session().rows_with_prefix(r, &[p]).is_empty())
     }
 
+    /// The facts of an observed relation whose first columns equal `prefix`, with
+    /// their rounds (with the tiers stepped, the base's: numbered as one block's
+    /// when [`Stepped::numbered`]), sorted.
+    pub fn rows(&self, rel: RelId, prefix: &[Value]) -> Vec<(Vec<Value>, u32)> {
+        self.session().rows_with_prefix(rel, prefix)
+    }
+
+    /// Per rule of [`Board::program`]: whether its head is the relation the board
+    /// reads as `rel` (the engine's relation of that name).
+    pub fn rules_deriving(&self, rel: RelId) -> Vec<bool> {
+        let name = &self.session().program().relations[rel].name;
+        let program = &self.program;
+        (program.rules.iter())
+            .map(|r| program.relations[r.head].name == *name)
+            .collect()
+    }
+
     /// One puzzle's status.
     pub fn status(&self, p: Value) -> Status {
         if self.has(self.rels.invalid, p) {
@@ -507,7 +547,7 @@ impl Board {
         for (row, round) in self
             .rels
             .placed
-            .map(|r| self.session().rows_with_prefix(r, &[p]))
+            .map(|r| self.rows(r, &[p]))
             .unwrap_or_default()
         {
             let c = row[1] as usize;
@@ -521,7 +561,7 @@ impl Board {
             .eliminated
             .filter(|&r| self.session().is_observed(r))
         {
-            for (_, round) in self.session().rows_with_prefix(r, &[p]) {
+            for (_, round) in self.rows(r, &[p]) {
                 v.rounds = v.rounds.max(round);
             }
         }
@@ -609,7 +649,10 @@ impl Board {
 
     /// All explain events, in log order: round, then tier, then rule, then fact.
     pub fn events(&self) -> Vec<Event> {
-        let mut evs = self.session().events();
+        let mut evs = match &self.engine {
+            Engine::Block(s) => s.events(),
+            Engine::Stepped(s) => s.events(),
+        };
         let rules = &self.program.rules;
         evs.sort_by(|a, b| {
             (a.round, rules[a.rule].tier, a.rule, &a.head).cmp(&(

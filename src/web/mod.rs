@@ -28,6 +28,7 @@ use serde::Deserialize;
 use tokio::sync::oneshot;
 
 use crate::check::ir::Program;
+use crate::check::split::TierSplit;
 use crate::sudoku::grid::Grid;
 use protocol::{Reply, Request};
 
@@ -61,6 +62,10 @@ pub struct ServeOptions {
     pub addr: SocketAddr,
     /// The rule program every session runs.
     pub program: Arc<Program>,
+    /// Its split by tier, for the sessions to step (see [`Options::stepped`]).
+    ///
+    /// [`Options::stepped`]: crate::sudoku::board::Options::stepped
+    pub split: Option<Arc<TierSplit>>,
     /// The grid a new session starts with.
     pub puzzle: Grid,
 }
@@ -101,6 +106,7 @@ pub async fn bind(
     let addr = listener.local_addr().map_err(WebError::Runtime)?;
     let app = Arc::new(App {
         program: opts.program,
+        split: opts.split,
         puzzle: opts.puzzle,
         sessions: Mutex::new(HashMap::new()),
     });
@@ -117,6 +123,7 @@ pub async fn bind(
 /// The server's shared state: the sessions by id.
 struct App {
     program: Arc<Program>,
+    split: Option<Arc<TierSplit>>,
     puzzle: Grid,
     sessions: Mutex<HashMap<String, Arc<Handle>>>,
 }
@@ -140,8 +147,12 @@ impl App {
                 "too many sessions ({MAX_SESSIONS}); close other tabs and reload"
             ));
         }
-        let jobs = session::spawn(self.program.clone(), self.puzzle.clone())
-            .map_err(|e| format!("cannot start a session: {e}"))?;
+        let jobs = session::spawn(
+            self.program.clone(),
+            self.split.clone(),
+            self.puzzle.clone(),
+        )
+        .map_err(|e| format!("cannot start a session: {e}"))?;
         let h = Arc::new(Handle {
             jobs: Mutex::new(jobs),
             connections: AtomicUsize::new(0),

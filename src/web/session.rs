@@ -14,6 +14,7 @@ use tokio::sync::oneshot;
 
 use super::protocol::{Buttons, Caption, CellView, Contradiction, Line, Reply, Request};
 use crate::check::ir::Program;
+use crate::check::split::TierSplit;
 use crate::sudoku::batch::solve_chunk;
 use crate::sudoku::board::{Board, Options, Status};
 use crate::sudoku::edit::{Editor, LogLine};
@@ -28,16 +29,20 @@ pub(crate) type Job = (Request, oneshot::Sender<Vec<Reply>>);
 
 /// Starts a session thread over `program` with `grid`, stepping from its givens.
 /// Out: the sender for its jobs; the thread ends when every sender is dropped.
-pub(crate) fn spawn(program: Arc<Program>, grid: Grid) -> std::io::Result<mpsc::Sender<Job>> {
+pub(crate) fn spawn(
+    program: Arc<Program>,
+    split: Option<Arc<TierSplit>>,
+    grid: Grid,
+) -> std::io::Result<mpsc::Sender<Job>> {
     let (tx, rx) = mpsc::channel::<Job>();
     std::thread::Builder::new()
         .name("board-session".into())
-        .spawn(move || run(program, grid, rx))?;
+        .spawn(move || run(program, split, grid, rx))?;
     Ok(tx)
 }
 
-fn run(program: Arc<Program>, grid: Grid, rx: mpsc::Receiver<Job>) {
-    let mut state = match BoardState::new(program, grid) {
+fn run(program: Arc<Program>, split: Option<Arc<TierSplit>>, grid: Grid, rx: mpsc::Receiver<Job>) {
+    let mut state = match BoardState::new(program, split, grid) {
         Ok(s) => Some(s),
         Err(e) => {
             eprintln!("sudolog serve: cannot start a session: {e}");
@@ -73,9 +78,17 @@ struct BoardState {
 }
 
 impl BoardState {
-    fn new(program: Arc<Program>, grid: Grid) -> Result<BoardState, String> {
-        let mut ed =
-            Editor::with_program(program.clone(), Options::default(), grid, Notation::Drools)?;
+    /// A session on `program`, its tiers stepped when `split` is given.
+    fn new(
+        program: Arc<Program>,
+        split: Option<Arc<TierSplit>>,
+        grid: Grid,
+    ) -> Result<BoardState, String> {
+        let opts = Options {
+            stepped: split,
+            ..Options::default()
+        };
+        let mut ed = Editor::with_program(program.clone(), opts, grid, Notation::Drools)?;
         ed.rewind();
         let mut s = BoardState {
             ed,

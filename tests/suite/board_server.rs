@@ -33,6 +33,7 @@ pub async fn start(program: Arc<Program>) -> SocketAddr {
     let (addr, server) = bind(ServeOptions {
         addr: SocketAddr::from(([127, 0, 0, 1], 0)),
         program,
+        split: None,
         puzzle: Grid::empty(Shape::NINE),
     })
     .await

@@ -92,7 +92,7 @@ impl Editor {
     fn placement_lines(&self, diff: &CommitDiff) -> String {
         let (mut solved, mut unsolved) = (Vec::new(), Vec::new());
         let mut placed_moves = self.fact_moves(diff.commit, self.placed);
-        for (row, r) in self.board.session().rows_with_prefix(self.placed, &[P]) {
+        for (row, r) in self.board.rows(self.placed, &[P]) {
             let cv = (row[1] as usize, row[2] as u8);
             if diff.reordered.contains(&cv) {
                 placed_moves.entry(cv).or_insert(Move {

@@ -180,6 +180,10 @@ pub struct Editor {
     board: Board,
     placed: RelId,
     eliminated: RelId,
+    /// Per rule of the board's program: whether it derives `placed`, and whether it
+    /// derives `placed` or `eliminated` (a deduction that acts on one cell).
+    places: Vec<bool>,
+    acts: Vec<bool>,
     opts: Options,
     notation: Notation,
     givens: Grid,
@@ -198,13 +202,14 @@ pub struct Editor {
 impl Editor {
     /// A session over the built-in rules (`datalog/sudoku.dl`) starting from `grid`
     /// (use [`Grid::empty`] for a blank one).
+    /// Its tiers are stepped by the host ([`Options::stepped`]).
     pub fn new(grid: Grid, notation: Notation) -> Result<Editor, String> {
-        Editor::with_program(
-            rules::builtin(Builtin::Full)?,
-            Options::default(),
-            grid,
-            notation,
-        )
+        let (program, split) = rules::load_split(&[], Builtin::Full)?;
+        let opts = Options {
+            stepped: split,
+            ..Options::default()
+        };
+        Editor::with_program(program, opts, grid, notation)
     }
 
     /// A session over any Sudoku rule program that defines `placed` and
@@ -236,10 +241,16 @@ impl Editor {
             .ok_or("the rule program must define 'eliminated' to be edited")?;
         board.add(P, &grid)?;
         let commit = board.commit()?;
+        let places = board.rules_deriving(placed);
+        let acts = (places.iter().zip(board.rules_deriving(eliminated)))
+            .map(|(&p, e)| p || e)
+            .collect();
         Ok(Editor {
             board,
             placed,
             eliminated,
+            places,
+            acts,
             opts,
             notation,
             givens: grid,
@@ -295,16 +306,15 @@ impl Editor {
         let vis = self.visible(h);
         let shape = self.givens.shape;
         let (n, size) = (shape.cells(), shape.size());
-        let s = self.board.session();
         let mut placed = vec![0u8; n];
-        for (row, r) in s.rows_with_prefix(self.placed, &[P]) {
+        for (row, r) in self.board.rows(self.placed, &[P]) {
             let (c, v) = (row[1] as usize, row[2] as u8);
             if c < n && vis.fact(true, c, v, r) && (placed[c] == 0 || v < placed[c]) {
                 placed[c] = v;
             }
         }
         let mut out = vec![vec![true; size + 1]; n];
-        for (row, r) in s.rows_with_prefix(self.eliminated, &[P]) {
+        for (row, r) in self.board.rows(self.eliminated, &[P]) {
             let (c, v) = (row[1] as usize, row[2] as usize);
             if c < n && v <= size && vis.fact(false, c, v as u8, r) {
                 out[c][v] = false;
@@ -399,7 +409,6 @@ impl Editor {
     /// Log lines of events (puzzle 0), in log order, lines that read the same in one
     /// round merged.
     fn log_of(&self, evs: impl Iterator<Item = Event>) -> Vec<LogLine> {
-        let rules = &self.board.program().rules;
         let mut evs: Vec<Event> = evs.filter(|e| e.head[0] == P).collect();
         self.sort_log_order(&mut evs);
         let shape = self.givens.shape;
@@ -419,8 +428,7 @@ impl Editor {
                 },
             );
             let mut cells = cells.into_inner();
-            let target = (rules[e.rule].head == self.placed
-                || rules[e.rule].head == self.eliminated)
+            let target = (self.acts[e.rule])
                 .then(|| e.head.get(1).map(|&c| c as usize))
                 .flatten();
             if last.as_ref() == Some(&(e.round, text.clone())) {
@@ -710,13 +718,7 @@ impl Editor {
 
     /// What horizon `h` shows in the current state of the engine.
     pub fn visible(&self, h: Option<Horizon>) -> Visible {
-        let places: Vec<bool> = self
-            .board
-            .program()
-            .rules
-            .iter()
-            .map(|r| r.head == self.placed)
-            .collect();
+        let places = self.places.clone();
         let first = match h {
             Some(h) if h.placed > 0 => self
                 .round_placements(h.round)
@@ -738,13 +740,13 @@ impl Editor {
     fn round_placements(&self, round: u32) -> Vec<(usize, u8)> {
         let rules = &self.board.program().rules;
         let mut keyed: BTreeMap<(usize, u8), (u32, usize)> = BTreeMap::new();
-        for (row, r) in self.board.session().rows_with_prefix(self.placed, &[P]) {
+        for (row, r) in self.board.rows(self.placed, &[P]) {
             if r == round {
                 keyed.insert((row[1] as usize, row[2] as u8), (u32::MAX, usize::MAX));
             }
         }
         for e in self.board.events() {
-            if e.round != round || e.head[0] != P || rules[e.rule].head != self.placed {
+            if e.round != round || e.head[0] != P || !self.places[e.rule] {
                 continue;
             }
             let cv = (e.head[1] as usize, e.head[2] as u8);
@@ -769,8 +771,7 @@ impl Editor {
             });
         }
         self.board
-            .session()
-            .rows_with_prefix(self.placed, &[P])
+            .rows(self.placed, &[P])
             .into_iter()
             .map(|(_, r)| r)
             .filter(|&r| r > h.round)

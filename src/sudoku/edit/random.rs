@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use super::{read_puzzle, Editor, P};
 use crate::check::ir::Program;
+use crate::check::split::TierSplit;
 use crate::session::Cost;
 use crate::sudoku::board::{Board, Options, Status};
 use crate::sudoku::explain::Notation;
@@ -125,8 +126,11 @@ pub fn random_edit(rng: &mut Rng, ed: &Editor) -> String {
 /// while the session is alive (to read memory, say). With `profile`, the session
 /// measures its rules as it runs (see [`Options::profile`]; the times then include
 /// the measuring), and the costs come back with the program the session ran.
+/// `split`: the program's tiers, stepped by the host in both boards (see
+/// [`Options::stepped`]; a profile runs one block).
 pub fn bench_edits(
     program: Arc<Program>,
+    split: Option<Arc<TierSplit>>,
     n: usize,
     seed: u64,
     scratch_every: usize,
@@ -138,6 +142,7 @@ pub fn bench_edits(
     let grid = read_puzzle(sample)?;
     let engine = Options {
         profile,
+        stepped: split.clone(),
         ..Options::default()
     };
     let mut ed = Editor::with_program(program.clone(), engine, grid, Notation::Drools)?;
@@ -145,6 +150,9 @@ pub fn bench_edits(
         candidates: true,
         eliminations: true,
         explain: true,
+        one_puzzle: true,
+        profile,
+        stepped: split,
         ..Default::default()
     };
     let mut scratch = if scratch_every > 0 {
