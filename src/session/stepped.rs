@@ -91,6 +91,10 @@ struct Tier {
     rules: Vec<Option<usize>>,
 }
 
+/// A tier's event as the base reports it: the base's relation of its head, and the
+/// event under the original program's rule (see `tier_event`).
+type TierEvent = (RelId, Event);
+
 /// What a tier's step found that the base does not hold: the base's host input for
 /// it, and the row (in the base's symbols).
 struct Find {
@@ -355,7 +359,7 @@ impl Stepped {
     /// Tier `i` brought up to the base and committed. Out: what it derives that the
     /// base does not hold, and (numbered) the events that derived it, under the
     /// original program's rules, with the base's relation of their head.
-    fn step(&mut self, i: usize) -> Result<(Vec<Find>, Vec<(RelId, Event)>), String> {
+    fn step(&mut self, i: usize) -> Result<(Vec<Find>, Vec<TierEvent>), String> {
         if self.tiers[i].is_none() {
             self.tiers[i] = Some(self.build(i)?);
         }
@@ -482,7 +486,7 @@ impl Stepped {
 /// head and symbol bindings in the base's symbols, with the base's relation of its
 /// head. None for a rule the original program lacks or a head the tier does not
 /// hand over.
-fn tier_event(tier: &Tier, e: Event, from: &Symbols, to: &mut Symbols) -> Option<(RelId, Event)> {
+fn tier_event(tier: &Tier, e: Event, from: &Symbols, to: &mut Symbols) -> Option<TierEvent> {
     let rule = tier.rules.get(e.rule).copied().flatten()?;
     let r = &tier.session.program().rules[e.rule];
     let (link, held) = tier.writes.iter().find(|(l, _)| l.from == r.head)?;
