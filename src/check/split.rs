@@ -524,14 +524,22 @@ fn tier_ast(
         .iter()
         .map(|r| r.head.relation.name.as_str())
         .collect();
+    // A tier whose chains loop derives what it writes in their block too, so that
+    // each find comes at the round its chain is complete, as in one block (and the
+    // shortest chain is its reason). Not when it also reads what it writes.
+    let chained = !looping.is_empty() && tier_writes.iter().all(|n| !fed.contains(n));
+    let mut inner = Vec::new();
     // (A relation may be both: `reach` is read from the base and derived here.)
     for n in fed.union(&tier_writes) {
-        items.push(Item::Decl(decl_as(block.decls[n], n, DeclKind::Relation)));
+        if chained && tier_writes.contains(n) {
+            inner.push(Item::Decl(block.decls[n].clone()));
+        } else {
+            items.push(Item::Decl(decl_as(block.decls[n], n, DeclKind::Relation)));
+        }
     }
     for n in &fed {
         items.push(Item::Input(vec![ident(n, block.decls[n].span)]));
     }
-    let mut inner = Vec::new();
     for n in &local {
         let d = block.decls[n];
         if looping.contains(n) {
@@ -548,6 +556,11 @@ fn tier_ast(
         };
         to.push(Item::Rule(untiered(r)));
     }
+    let seeded = seeds.iter().map(|r| Item::Rule(untiered(r)));
+    match chained {
+        true => inner.extend(seeded),
+        false => items.extend(seeded),
+    }
     if !inner.is_empty() {
         items.push(Item::Fixpoint(FixpointBlock {
             key: block.block.key,
@@ -555,7 +568,6 @@ fn tier_ast(
             span: block.block.span,
         }));
     }
-    items.extend(seeds.iter().map(|r| Item::Rule(untiered(r))));
     let names = |s: &BTreeSet<&str>| s.iter().map(|n| n.to_string()).collect();
     Some((Ast { items }, names(&fed), names(&tier_writes)))
 }

@@ -313,8 +313,10 @@ impl Stepped {
                 let (new, events) = self.step(i)?;
                 if !new.is_empty() {
                     // A find enters the base's block at the round its tier fired in
-                    // (numbered), else at once.
-                    let at = self.numbers.as_ref().map_or(0, |n| n.next_round() - 1);
+                    // (numbered; a looping chain's, the round it is complete), else
+                    // at once. (A step's events share their round.)
+                    let own = events.iter().map(|(_, e)| e.round).min().unwrap_or(0);
+                    let at = (self.numbers.as_ref()).map_or(0, |n| n.next_round() - 1 + own);
                     for f in new {
                         let mut row = f.row;
                         row.push(at as Value);
@@ -426,10 +428,24 @@ impl Stepped {
             .map(|(_, _, held, row)| (*held, row.clone()))
             .collect();
         // The events of what it hands over (the base derived the rest itself).
-        let events = (events.into_iter())
+        let mut events: Vec<TierEvent> = (events.into_iter())
             .filter_map(|e| tier_event(tier, e, &from, self.base.symbols()))
             .filter(|(held, e)| held_new.contains(&(*held, e.head.clone())))
             .collect();
+        // Numbered, a tier whose chains loop hands over what its first complete
+        // chains find (one block would let the lower tiers act on those first).
+        let first = events.iter().map(|(_, e)| e.round).min();
+        if let Some(first) = first.filter(|_| self.numbers.is_some()) {
+            let later: HashSet<(RelId, Fact)> = (events.iter())
+                .filter(|(_, e)| e.round > first)
+                .map(|(held, e)| (*held, e.head.clone()))
+                .collect();
+            if !later.is_empty() {
+                events.retain(|(_, e)| e.round == first);
+                new.retain(|(_, _, held, row)| !later.contains(&(*held, row.clone())));
+                tier.rescan = true;
+            }
+        }
         let new = (new.into_iter())
             .map(|(_, input, _, row)| Find { input, row })
             .collect();
