@@ -26,8 +26,8 @@ use std::sync::{Arc, OnceLock};
 
 use crate::diag::{SourceMap, Span};
 use crate::syntax::ast::{
-    Annotations, Atom, Decl, DeclKind, Expr, FixpointBlock, Ident, Item, Literal, Program as Ast,
-    Rule,
+    Annotations, Atom, Decl, DeclKind, Expr, FixpointBlock, Ident, Item, Literal, Param,
+    Program as Ast, Rule,
 };
 use crate::syntax::Loader;
 
@@ -318,7 +318,7 @@ fn decl_as(d: &Decl, name: &str, kind: DeclKind) -> Decl {
 /// [`super::ir::Relation::enters_at_round`]).
 fn host_decl(d: &Decl, name: &str) -> Decl {
     let mut out = decl_as(d, name, DeclKind::Relation);
-    out.params.push(super::super::syntax::ast::Param {
+    out.params.push(Param {
         name: ident("stepped__at", d.span),
         ty: ident("number", d.span),
     });

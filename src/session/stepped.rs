@@ -133,9 +133,9 @@ impl Stepped {
     }
 
     /// A session numbering rounds and events as one fixpoint block of `original`
-    /// (the program split) does: facts' rounds ([`Stepped::rows_with_prefix`]),
-    /// events under `original`'s rules ([`Stepped::events`]), and each commit's
-    /// changes and events at those rounds. Every commit then steps the tiers from the
+    /// (the program split) does: the base's own rounds (its host inputs enter at
+    /// the rounds the tiers fire in), events under `original`'s rules
+    /// ([`Stepped::events`]), and each commit's changes and events at those rounds. Every commit then steps the tiers from the
     /// base's own fixpoint again, as a fresh session would (see [`super::rounds`]).
     /// `gated`: the base runs with its `@ungated` rules gated as tier 0, as
     /// `original` does (see [`Program::gated`]).
@@ -158,8 +158,8 @@ impl Stepped {
     }
 
     /// [`Stepped::new`] with the split's base program as `b` (gated or not).
-    fn with_base(split: Arc<TierSplit>, config: Config, b: Program) -> Result<Stepped, String> {
-        let b = &b;
+    fn with_base(split: Arc<TierSplit>, config: Config, base: Program) -> Result<Stepped, String> {
+        let b = &base;
         let mut observe: Vec<RelId> = match &config.observe {
             Observe::Relations(rels) => rels.clone(),
             Observe::All => (0..b.relations.len()).collect(),
@@ -178,7 +178,7 @@ impl Stepped {
         observe.sort_unstable();
         observe.dedup();
         let base = Session::new(
-            Arc::new(b.clone()),
+            Arc::new(base),
             Config {
                 observe: Observe::Relations(observe),
                 changes: true,
