@@ -396,6 +396,11 @@ impl Session {
         })
     }
 
+    /// Whether facts were inserted or retracted since the last commit.
+    pub fn has_pending(&self) -> bool {
+        !self.pending.is_empty()
+    }
+
     /// Applies the pending inserts and retracts and runs to the fixpoint.
     pub fn commit(&mut self) -> Result<Commit, String> {
         let start = Instant::now();

@@ -294,6 +294,7 @@ impl Stepped {
     /// not asked: one block does not stop either). Out: the changes of the base's
     /// commits, together.
     pub fn commit_until(&mut self, halt: &dyn Fn(&Session) -> bool) -> Result<Commit, String> {
+        let start = std::time::Instant::now();
         // Numbered, every commit steps again from the base's own fixpoint.
         if std::mem::take(&mut self.retracted) || self.numbers.is_some() {
             for (r, row) in std::mem::take(&mut self.found) {
@@ -336,6 +337,8 @@ impl Stepped {
         if let Some(n) = &mut self.numbers {
             out.events = n.finish(&self.base);
         }
+        // The whole commit's time: the tiers' steps and the host's numbering too.
+        out.elapsed = start.elapsed();
         Ok(out)
     }
 
@@ -380,7 +383,12 @@ impl Stepped {
                 _ => {}
             }
         }
-        let commit = tier.session.commit()?;
+        // Nothing new for its dataflow (it is only to be read again in full, or
+        // its reads changed and changed back): no commit.
+        let commit = match tier.session.has_pending() {
+            true => tier.session.commit()?,
+            false => Commit::default(),
+        };
         let events: Vec<Event> = match (self.numbers.is_some(), tier.rescan) {
             (false, _) => Vec::new(),
             (true, true) => tier.session.events(),
