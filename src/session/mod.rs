@@ -146,6 +146,8 @@ pub struct Session {
     batch: bool,
     /// List changes in commits.
     list_changes: bool,
+    /// When the commit under way started ([`Session::start_commit`]).
+    in_flight: Option<Instant>,
 }
 
 impl Session {
@@ -233,6 +235,7 @@ impl Session {
             touched: false,
             batch: config.batch,
             list_changes: config.changes,
+            in_flight: None,
         };
         s.load_program_facts();
         Ok(s)
@@ -353,6 +356,9 @@ impl Session {
     }
 
     fn send(&self, cmd: Cmd) -> Result<(), String> {
+        if self.in_flight.is_some() {
+            return Err("internal error: the workers are running a commit".into());
+        }
         for s in &self.senders {
             s.send(cmd.clone())
                 .map_err(|_| "a worker stopped".to_string())?;
@@ -403,6 +409,15 @@ impl Session {
 
     /// Applies the pending inserts and retracts and runs to the fixpoint.
     pub fn commit(&mut self) -> Result<Commit, String> {
+        self.start_commit()?;
+        self.finish_commit()
+    }
+
+    /// The first half of [`Session::commit`]: the pending facts sent and the
+    /// workers set running to the fixpoint, without waiting for them (another
+    /// session's can run meanwhile). [`Session::finish_commit`] takes the result;
+    /// until then the session takes facts, but sends its workers nothing else.
+    pub(crate) fn start_commit(&mut self) -> Result<(), String> {
         let start = Instant::now();
         if self.batch && self.pending.iter().any(|(_, _, d)| *d < 0) {
             return Err("a batch session only adds facts (reset it to start again)".into());
@@ -423,10 +438,23 @@ impl Session {
             epoch: self.epoch,
             seal: loads,
         })?;
+        self.in_flight = Some(start);
+        Ok(())
+    }
+
+    /// The commit [`Session::start_commit`] set running, waited for and taken in.
+    /// Out: its changes, and its time from the start.
+    pub(crate) fn finish_commit(&mut self) -> Result<Commit, String> {
+        let start = (self.in_flight.take()).ok_or("internal error: no commit under way")?;
         let updates = self.wait()?;
         let mut commit = self.absorb(updates);
         commit.elapsed = start.elapsed();
         Ok(commit)
+    }
+
+    /// Whether a commit is under way ([`Session::start_commit`]).
+    pub(crate) fn in_flight(&self) -> bool {
+        self.in_flight.is_some()
     }
 
     /// Drops the dataflow and starts an empty one (inputs cleared), reusing workers.
@@ -434,6 +462,9 @@ impl Session {
     /// dataflow that has been sent nothing since it was built is empty already, and
     /// stays.
     pub fn reset(&mut self) -> Result<(), String> {
+        if self.in_flight.is_some() {
+            self.finish_commit()?;
+        }
         self.pending.clear();
         self.inputs.clear();
         if self.touched || self.failed {

@@ -122,6 +122,10 @@ pub struct Stepped {
     steps: usize,
     /// Rounds and events numbered across the steps ([`Stepped::numbered`]).
     numbers: Option<Numbers>,
+    /// How many tiers' commits run at once (one per core the tiers' workers leave).
+    window: usize,
+    /// The highest tier that found anything in the last commit, and in this one.
+    hot: (Option<usize>, Option<usize>),
 }
 
 impl Stepped {
@@ -159,6 +163,7 @@ impl Stepped {
 
     /// [`Stepped::new`] with the split's base program as `b` (gated or not).
     fn with_base(split: Arc<TierSplit>, config: Config, base: Program) -> Result<Stepped, String> {
+        let workers = config.workers;
         let b = &base;
         let mut observe: Vec<RelId> = match &config.observe {
             Observe::Relations(rels) => rels.clone(),
@@ -205,6 +210,8 @@ impl Stepped {
             retracted: false,
             steps: 0,
             numbers: None,
+            window: window(workers),
+            hot: (None, None),
         })
     }
 
@@ -307,32 +314,30 @@ impl Stepped {
         if let Some(n) = &mut self.numbers {
             n.begin(&self.base);
         }
+        self.hot = (self.hot.1, None);
         let mut commits = vec![self.commit_base()?];
         // Numbered, the steps go on as one block's rounds do.
-        'steps: while self.numbers.is_some() || !halt(&self.base) {
-            for i in 0..self.tiers.len() {
-                let (new, events) = self.step(i)?;
-                if !new.is_empty() {
-                    // A find enters the base's block at the round its tier fired in
-                    // (numbered; a looping chain's, the round it is complete), else
-                    // at once. (A step's events share their round.)
-                    let own = events.iter().map(|(_, e)| e.round).min().unwrap_or(0);
-                    let at = (self.numbers.as_ref()).map_or(0, |n| n.next_round() - 1 + own);
-                    for f in new {
-                        let mut row = f.row;
-                        row.push(at as Value);
-                        self.base.insert(f.input, &row)?;
-                        self.found.push((f.input, row));
-                    }
-                    if let Some(n) = &mut self.numbers {
-                        n.tier_found(events);
-                    }
-                    commits.push(self.commit_base()?);
-                    continue 'steps;
-                }
+        while self.numbers.is_some() || !halt(&self.base) {
+            let Some((new, events)) = self.first_find()? else {
+                break;
+            };
+            // A find enters the base's block at the round its tier fired in
+            // (numbered; a looping chain's, the round it is complete), else at
+            // once. (A step's events share their round.)
+            let own = events.iter().map(|(_, e)| e.round).min().unwrap_or(0);
+            let at = (self.numbers.as_ref()).map_or(0, |n| n.next_round() - 1 + own);
+            for f in new {
+                let mut row = f.row;
+                row.push(at as Value);
+                self.base.insert(f.input, &row)?;
+                self.found.push((f.input, row));
             }
-            break;
+            if let Some(n) = &mut self.numbers {
+                n.tier_found(events);
+            }
+            commits.push(self.commit_base()?);
         }
+        self.settle()?;
         let mut out = together(commits, self.list_changes);
         if let Some(n) = &mut self.numbers {
             out.events = n.finish(&self.base);
@@ -340,6 +345,54 @@ impl Stepped {
         // The whole commit's time: the tiers' steps and the host's numbering too.
         out.elapsed = start.elapsed();
         Ok(out)
+    }
+
+    /// The tiers stepped in order on the base as it stands, up to the first that
+    /// finds something: its finds and events (see [`Stepped::collect`]); None when
+    /// no tier finds anything. Above the highest tier that found anything in this
+    /// commit or the last (where a step likely finds nothing, so every tier's is
+    /// needed), up to `window` built tiers' commits run at once; one that a lower
+    /// tier's find makes moot is read again in full when it next steps.
+    fn first_find(&mut self) -> Result<Option<(Vec<Find>, Vec<TierEvent>)>, String> {
+        let n = self.tiers.len();
+        let mut prep: Vec<Option<Prep>> = vec![None; n];
+        for i in 0..n {
+            if prep[i].is_none() {
+                prep[i] = Some(self.prepare(i)?);
+            }
+            let hot = self.hot.0.max(self.hot.1);
+            let mut running = usize::from(prep[i] == Some(Prep::Commit));
+            for j in i + 1..n {
+                if running >= self.window || hot.is_some_and(|h| j <= h) {
+                    break;
+                }
+                if prep[j].is_none() && self.tiers[j].as_ref().is_some_and(|t| !t.empty) {
+                    prep[j] = Some(self.prepare(j)?);
+                }
+                running += usize::from(prep[j] == Some(Prep::Commit));
+            }
+            let found = match prep[i] {
+                Some(Prep::Skip) | None => None,
+                Some(p) => Some(self.collect(i, p == Prep::Commit)?),
+            };
+            if let Some(found) = found.filter(|(new, _)| !new.is_empty()) {
+                self.hot.1 = self.hot.1.max(Some(i));
+                return Ok(Some(found));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Every tier's commit still running waited for; their finds are read again in
+    /// full when they next step.
+    fn settle(&mut self) -> Result<(), String> {
+        for tier in self.tiers.iter_mut().flatten() {
+            if tier.session.in_flight() {
+                tier.session.finish_commit()?;
+                tier.rescan = true;
+            }
+        }
+        Ok(())
     }
 
     /// The base committed; what changed of the tiers' reads queued for them.
@@ -361,19 +414,23 @@ impl Stepped {
         Ok(commit)
     }
 
-    /// Tier `i` brought up to the base and committed. Out: what it derives that the
-    /// base does not hold, and (numbered) the events that derived it, under the
-    /// original program's rules, with the base's relation of their head.
-    fn step(&mut self, i: usize) -> Result<(Vec<Find>, Vec<TierEvent>), String> {
+    /// Tier `i` brought up to the base (built and loaded if need be) and, if its
+    /// dataflow has anything new, its commit started. A commit of it still running
+    /// from an earlier pass is waited for first (its finds are then read in full).
+    fn prepare(&mut self, i: usize) -> Result<Prep, String> {
         if self.tiers[i].is_none() {
             self.tiers[i] = Some(self.build(i)?);
         }
         let tier = self.tiers[i].as_mut().expect("built above");
+        if tier.session.in_flight() {
+            tier.session.finish_commit()?;
+            tier.rescan = true;
+        }
         if tier.empty {
             load(tier, &self.base, &self.shared)?;
         }
         if !tier.stale && !tier.rescan {
-            return Ok((Vec::new(), Vec::new()));
+            return Ok(Prep::Skip);
         }
         self.steps += 1;
         for ((rel, row), diff) in tier.pending.drain() {
@@ -385,8 +442,25 @@ impl Stepped {
         }
         // Nothing new for its dataflow (it is only to be read again in full, or
         // its reads changed and changed back): no commit.
-        let commit = match tier.session.has_pending() {
-            true => tier.session.commit()?,
+        if !tier.session.has_pending() {
+            return Ok(Prep::Read);
+        }
+        tier.session.start_commit()?;
+        Ok(Prep::Commit)
+    }
+
+    /// Tier `i`'s step taken in (its commit waited for, when `committed`). Out: what
+    /// it derives that the base does not hold, and (numbered) the events that
+    /// derived it, under the original program's rules, with the base's relation of
+    /// their head.
+    fn collect(
+        &mut self,
+        i: usize,
+        committed: bool,
+    ) -> Result<(Vec<Find>, Vec<TierEvent>), String> {
+        let tier = self.tiers[i].as_mut().expect("prepared");
+        let commit = match committed {
+            true => tier.session.finish_commit()?,
             false => Commit::default(),
         };
         let events: Vec<Event> = match (self.numbers.is_some(), tier.rescan) {
@@ -504,6 +578,24 @@ impl Stepped {
             rules,
         })
     }
+}
+
+/// What a tier's step needs, decided before its commit runs ([`Stepped::prepare`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Prep {
+    /// Nothing changed for it since it last found nothing.
+    Skip,
+    /// Its commit is running.
+    Commit,
+    /// Nothing to commit, but what it derives is to be read again in full.
+    Read,
+}
+
+/// How many tiers' commits run at once: one per core, each tier's `workers` taking
+/// theirs (at least one).
+fn window(workers: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores / workers.max(1)).max(1)
 }
 
 /// A tier's event as the base reports it: under the original program's rule, its
