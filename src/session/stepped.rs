@@ -95,6 +95,9 @@ struct Tier {
 /// event under the original program's rule (see `tier_event`).
 type TierEvent = (RelId, Event);
 
+/// A tier's step: its finds, and (numbered) the events that derived them.
+type Step = (Vec<Find>, Vec<TierEvent>);
+
 /// What a tier's step found that the base does not hold: the base's host input for
 /// it, and the row (in the base's symbols).
 struct Find {
@@ -353,7 +356,7 @@ impl Stepped {
     /// commit or the last (where a step likely finds nothing, so every tier's is
     /// needed), up to `window` built tiers' commits run at once; one that a lower
     /// tier's find makes moot is read again in full when it next steps.
-    fn first_find(&mut self) -> Result<Option<(Vec<Find>, Vec<TierEvent>)>, String> {
+    fn first_find(&mut self) -> Result<Option<Step>, String> {
         let n = self.tiers.len();
         let mut prep: Vec<Option<Prep>> = vec![None; n];
         for i in 0..n {
@@ -362,14 +365,13 @@ impl Stepped {
             }
             let hot = self.hot.0.max(self.hot.1);
             let mut running = usize::from(prep[i] == Some(Prep::Commit));
-            for j in i + 1..n {
-                if running >= self.window || hot.is_some_and(|h| j <= h) {
-                    break;
-                }
+            let mut j = i + 1;
+            while j < n && running < self.window && hot.is_none_or(|h| j > h) {
                 if prep[j].is_none() && self.tiers[j].as_ref().is_some_and(|t| !t.empty) {
                     prep[j] = Some(self.prepare(j)?);
                 }
                 running += usize::from(prep[j] == Some(Prep::Commit));
+                j += 1;
             }
             let found = match prep[i] {
                 Some(Prep::Skip) | None => None,
@@ -453,11 +455,7 @@ impl Stepped {
     /// it derives that the base does not hold, and (numbered) the events that
     /// derived it, under the original program's rules, with the base's relation of
     /// their head.
-    fn collect(
-        &mut self,
-        i: usize,
-        committed: bool,
-    ) -> Result<(Vec<Find>, Vec<TierEvent>), String> {
+    fn collect(&mut self, i: usize, committed: bool) -> Result<Step, String> {
         let tier = self.tiers[i].as_mut().expect("prepared");
         let commit = match committed {
             true => tier.session.finish_commit()?,
