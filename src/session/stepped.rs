@@ -91,6 +91,18 @@ struct Tier {
     rules: Vec<Option<usize>>,
 }
 
+impl Tier {
+    /// A commit of it still running (one a lower tier's find made moot) waited for;
+    /// what it derives is read again in full at its next step.
+    fn settle(&mut self) -> Result<(), String> {
+        if self.session.in_flight() {
+            self.session.finish_commit()?;
+            self.rescan = true;
+        }
+        Ok(())
+    }
+}
+
 /// A tier's event as the base reports it: the base's relation of its head, and the
 /// event under the original program's rule (see `tier_event`).
 type TierEvent = (RelId, Event);
@@ -142,8 +154,9 @@ impl Stepped {
     /// A session numbering rounds and events as one fixpoint block of `original`
     /// (the program split) does: the base's own rounds (its host inputs enter at
     /// the rounds the tiers fire in), events under `original`'s rules
-    /// ([`Stepped::events`]), and each commit's changes and events at those rounds. Every commit then steps the tiers from the
-    /// base's own fixpoint again, as a fresh session would (see [`super::rounds`]).
+    /// ([`Stepped::events`]), and each commit's changes and events at those rounds.
+    /// Every commit then steps the tiers from the base's own fixpoint again, as a
+    /// fresh session would (see [`super::rounds`]).
     /// `gated`: the base runs with its `@ungated` rules gated as tier 0, as
     /// `original` does (see [`Program::gated`]).
     pub fn numbered(
@@ -164,7 +177,7 @@ impl Stepped {
         Ok(s)
     }
 
-    /// [`Stepped::new`] with the split's base program as `b` (gated or not).
+    /// [`Stepped::new`] with the split's base program as `base` (gated or not).
     fn with_base(split: Arc<TierSplit>, config: Config, base: Program) -> Result<Stepped, String> {
         let workers = config.workers;
         let b = &base;
@@ -359,12 +372,13 @@ impl Stepped {
     fn first_find(&mut self) -> Result<Option<Step>, String> {
         let n = self.tiers.len();
         let mut prep: Vec<Option<Prep>> = vec![None; n];
+        let hot = self.hot.0.max(self.hot.1);
         for i in 0..n {
-            if prep[i].is_none() {
-                prep[i] = Some(self.prepare(i)?);
-            }
-            let hot = self.hot.0.max(self.hot.1);
-            let mut running = usize::from(prep[i] == Some(Prep::Commit));
+            let p = match prep[i] {
+                Some(p) => p,
+                None => self.prepare(i)?,
+            };
+            let mut running = usize::from(p == Prep::Commit);
             let mut j = i + 1;
             while j < n && running < self.window && hot.is_none_or(|h| j > h) {
                 if prep[j].is_none() && self.tiers[j].as_ref().is_some_and(|t| !t.empty) {
@@ -373,9 +387,9 @@ impl Stepped {
                 running += usize::from(prep[j] == Some(Prep::Commit));
                 j += 1;
             }
-            let found = match prep[i] {
-                Some(Prep::Skip) | None => None,
-                Some(p) => Some(self.collect(i, p == Prep::Commit)?),
+            let found = match p {
+                Prep::Skip => None,
+                _ => Some(self.collect(i, p == Prep::Commit)?),
             };
             if let Some(found) = found.filter(|(new, _)| !new.is_empty()) {
                 self.hot.1 = self.hot.1.max(Some(i));
@@ -389,10 +403,7 @@ impl Stepped {
     /// full when they next step.
     fn settle(&mut self) -> Result<(), String> {
         for tier in self.tiers.iter_mut().flatten() {
-            if tier.session.in_flight() {
-                tier.session.finish_commit()?;
-                tier.rescan = true;
-            }
+            tier.settle()?;
         }
         Ok(())
     }
@@ -424,10 +435,7 @@ impl Stepped {
             self.tiers[i] = Some(self.build(i)?);
         }
         let tier = self.tiers[i].as_mut().expect("built above");
-        if tier.session.in_flight() {
-            tier.session.finish_commit()?;
-            tier.rescan = true;
-        }
+        tier.settle()?;
         if tier.empty {
             load(tier, &self.base, &self.shared)?;
         }
