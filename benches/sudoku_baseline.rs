@@ -27,8 +27,11 @@
 //!   `benches/singles_bare.dl`, that logic itself as rules (static geometry).
 //!
 //! The bench asserts that all four leave the same puzzles solved, and that both
-//! sides that check find the same puzzles invalid. With `SUDOKU_BASELINE_ONE=checked`
-//! (or `=singles.dl`) only that side runs, three times: a run to profile one side.
+//! sides that check find the same puzzles invalid. Each side runs
+//! `SUDOKU_BASELINE_REPS` times (5 unless set), the four back to back in each
+//! repetition; the bench prints each side's median time, and the ratios per
+//! repetition (their median and range). With `SUDOKU_BASELINE_ONE=checked` (or
+//! `=singles.dl`) only that side runs, three times: a run to profile one side.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -415,13 +418,29 @@ fn main() {
         return;
     }
     let n = grids.len();
+    // Each repetition runs the four sides back to back, so a ratio taken within one
+    // repetition compares runs made under the same load on this shared machine.
+    let reps: usize = std::env::var("SUDOKU_BASELINE_REPS")
+        .ok()
+        .map_or(5, |r| r.parse().expect("SUDOKU_BASELINE_REPS is a number"))
+        .max(1);
     let (mut lean, mut full, mut ours, mut bare) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..3 {
+    for _ in 0..reps {
         lean.push(hand_written(&grids, workers, Side::Lean, chunk));
         full.push(hand_written(&grids, workers, Side::Checked, chunk));
         ours.push(sudolog_engine(&file, limit, workers, chunk));
         bare.push(sudolog_bare(&grids, workers, chunk));
     }
+    // Per repetition: singles.dl against the checked side, the bare rules against
+    // the lean side.
+    let ratios = |a: &[Found], b: &[Found]| -> Vec<f64> {
+        let mut r: Vec<f64> = (a.iter().zip(b))
+            .map(|(x, y)| x.time.as_secs_f64() / y.time.as_secs_f64())
+            .collect();
+        r.sort_by(f64::total_cmp);
+        r
+    };
+    let (same, same_bare) = (ratios(&ours, &full), ratios(&bare, &lean));
     let solved = ours[0].solved;
     assert_eq!(lean[0].solved, solved, "both leave the same puzzles solved");
     assert_eq!(
@@ -447,7 +466,7 @@ fn main() {
         median(&mut bare),
     );
     println!(
-        "singles only, {n} puzzles of {file} ({solved} solved), {workers} worker(s), chunk {chunk}, median of 3:"
+        "singles only, {n} puzzles of {file} ({solved} solved), {workers} worker(s), chunk {chunk}, median of {reps}:"
     );
     println!("| | time | puzzles/s |");
     println!("|---|---|---|");
@@ -470,6 +489,19 @@ fn main() {
         "sudolog / hand-written, the same work: singles.dl {:.2}x, singles_bare.dl {:.2}x",
         o / f,
         b / l
+    );
+    let spread = |r: &[f64]| {
+        format!(
+            "median {:.2}x (from {:.2}x to {:.2}x)",
+            r[r.len() / 2],
+            r[0],
+            r[r.len() - 1]
+        )
+    };
+    println!(
+        "the same, per repetition (sides back to back): singles.dl {}, singles_bare.dl {}",
+        spread(&same),
+        spread(&same_bare)
     );
     println!("singles.dl / hand-written singles only: {:.2}x", o / l);
 }
