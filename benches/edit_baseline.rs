@@ -61,8 +61,10 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use differential_dataflow::input::{Input, InputSession};
+use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
 use differential_dataflow::operators::iterate::{Iterate, VecVariable};
 use differential_dataflow::operators::{CountTotal, ThresholdTotal};
+use differential_dataflow::trace::implementations::ValSpine;
 use differential_dataflow::VecCollection;
 use sudolog::check::ir::Value;
 use sudolog::sudoku::board::{Board, Options, Status};
@@ -306,6 +308,37 @@ fn present<K>(_: &K, n: &isize) -> isize {
     isize::from(*n > 0)
 }
 
+/// A static `u8 -> u8` arrangement (`peer`, `member`), outside the loop.
+type Static<'s> = Arranged<'s, TraceAgent<ValSpine<u8, u8, u32, isize>>>;
+
+/// The checked side's work before its loop (outer epochs are totally ordered): the
+/// candidates the givens leave, and `invalid` (a given struck by the givens).
+fn before_loop<'s>(
+    given: Outer<'s, (u8, u8)>,
+    peer: Static<'s>,
+    all: Outer<'s, (u8, u8)>,
+) -> (Outer<'s, (u8, u8)>, Outer<'s, ()>) {
+    let struck = given
+        .clone()
+        .join_core(peer, |_c, &v, &o| Some((o, v)))
+        .concat(
+            given
+                .clone()
+                .flat_map(|(c, v)| other_values(v).map(move |w| (c, w))),
+        )
+        .threshold_total(present);
+    let open = all
+        .map(|cv| (cv, ()))
+        .antijoin(struck.clone())
+        .map(|(cv, ())| cv);
+    let invalid = given
+        .map(|cv| (cv, ()))
+        .semijoin(struck)
+        .map(|_| ())
+        .threshold_total(present);
+    (open, invalid)
+}
+
 /// The checked side: what `singles.dl` computes for an editor's board, by hand. The
 /// loop starts from the candidates the givens leave (`open0`, worked out outside
 /// it); every round counts each cell's candidates and each (group, value)'s places
@@ -330,28 +363,8 @@ fn checked<'s>(
     // The static collections arranged once, outside the loop, and entered.
     let (peer, member) = (peer.arrange_by_key(), member.arrange_by_key());
     let given_set = given.clone().arrange_by_self();
-    // The givens' strikes and the candidates they leave, before the loop (outer
-    // epochs are totally ordered).
-    let struck = given
-        .clone()
-        .join_core(peer.clone(), |_c, &v, &o| Some((o, v)))
-        .concat(
-            given
-                .clone()
-                .flat_map(|(c, v)| other_values(v).map(move |w| (c, w))),
-        )
-        .threshold_total(present);
-    let open = all
-        .map(|cv| (cv, ()))
-        .antijoin(struck.clone())
-        .map(|(cv, ())| cv);
+    let (open, invalid) = before_loop(given.clone(), peer.clone(), all);
     let open_set = open.clone().arrange_by_self();
-    let invalid = given
-        .clone()
-        .map(|cv| (cv, ()))
-        .semijoin(struck)
-        .map(|_| ())
-        .threshold_total(present);
     let (placed, broken) = scope.scoped::<Product<u32, u64>, _, _>("Singles", |inner| {
         let (var, placed) = VecVariable::new(inner, Product::new(0, 1));
         let (peer, member) = (peer.enter(inner), member.enter(inner));
