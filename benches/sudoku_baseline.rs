@@ -2,7 +2,7 @@
 //! side with the same logic hand-written in differential dataflow, in one run.
 //!
 //! `cargo bench --bench sudoku_baseline [-- WORKERS [FILE [LIMIT [CHUNK]]]]` (defaults:
-//! 1 worker, `tests/data/kaggle_300.txt`, all of it, chunks of 32). Both sides take the
+//! 1 worker, `tests/data/kaggle_300.txt`, all of it, chunks of 96). Both sides take the
 //! puzzles in chunks of `CHUNK`, each chunk in a fresh dataflow run to its fixpoint, no
 //! search, and must leave the same puzzles solved. Both use the batch idiom (a fresh dataflow per
 //! chunk whose loop rounds are totally ordered: `distinct_total`, `count_total`;
@@ -66,8 +66,11 @@ use common::puzzles::{args, cells, puzzles, Args};
 use common::round::{singles, Open, Round, Rows};
 use common::strikes::strikes;
 
-/// Puzzles per dataflow unless the command line says otherwise.
-const CHUNK: usize = 32;
+/// Puzzles per dataflow unless the command line says otherwise: the product's own
+/// batch (`sudoku::batch::BATCH`), and where the hand-written side is at its fastest
+/// (0.38 s with one worker from 96 to 300 a chunk, 0.53 s at 32; docs/PERFORMANCE.md,
+/// session 53).
+const CHUNK: usize = 96;
 
 /// The hand-written side's logic as a rule program (static geometry, no
 /// contradictions, no status): what the engine costs on the very same computation.
