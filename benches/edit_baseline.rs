@@ -899,11 +899,15 @@ fn report(
     for h in hands {
         println!(
             "work per edit (medians), {}: deepest changed iteration {}, {} updates of \
-             placed inside the loop ({} from scratch), an epoch that changes nothing takes \
-             {:.3} ms",
+             the loop's placements ({}; {} from scratch), an epoch that changes nothing \
+             takes {:.3} ms",
             name(h.side),
             median_of(&h.depth),
             median_of(&h.updates),
+            match h.side {
+                Side::Lean => "givens included",
+                Side::Checked => "beyond the givens",
+            },
             median_of(&h.scratch_updates),
             ms(median_of(&h.empty))
         );
