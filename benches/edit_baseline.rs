@@ -61,10 +61,13 @@ use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use differential_dataflow::input::{Input, InputSession};
+use differential_dataflow::lattice::Lattice;
 use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
 use differential_dataflow::operators::iterate::{Iterate, VecVariable};
 use differential_dataflow::operators::{CountTotal, ThresholdTotal};
+use differential_dataflow::trace::cursor::{BatchCursor, Cursor, Navigable};
 use differential_dataflow::trace::implementations::ValSpine;
+use differential_dataflow::trace::TraceReader;
 use differential_dataflow::VecCollection;
 use sudolog::check::ir::Value;
 use sudolog::sudoku::board::{Board, Options, Status};
@@ -78,6 +81,7 @@ use timely::communication::allocator::thread::Thread;
 use timely::communication::Allocator;
 use timely::dataflow::operators::probe::Handle;
 use timely::order::Product;
+use timely::progress::Timestamp;
 use timely::worker::Worker;
 use timely::WorkerConfig;
 
@@ -229,6 +233,37 @@ impl Statics {
 
 type Outer<'s, D> = VecCollection<'s, u32, D, isize>;
 
+/// What placements `(cell, value)` rule out, once per placement (duplicates where
+/// two strike the same pair: the caller deduplicates): a placed value from its
+/// peers (`peer` arranged by cell), and the other values from its own cell.
+fn strikes<'s, T, Tr>(
+    placed: VecCollection<'s, T, (u8, u8), isize>,
+    peer: Arranged<'s, Tr>,
+) -> VecCollection<'s, T, (u8, u8), isize>
+where
+    T: Timestamp + Lattice,
+    Tr: TraceReader<Batch: Navigable, Time = T> + Clone + 'static,
+    for<'a> BatchCursor<Tr>: Cursor<Key<'a> = &'a u8, Val<'a> = &'a u8>,
+    BatchCursor<Tr>: Cursor<Diff = isize, Time = T>,
+{
+    placed
+        .clone()
+        .join_core(peer, |_c, &v, &o| Some((o, v)))
+        .concat(placed.flat_map(|(c, v)| other_values(v).map(move |w| (c, w))))
+}
+
+/// An update of a loop's placements: (cell, value), (epoch, iteration), diff.
+type LoopUpdate = ((u8, u8), Product<u32, u64>, isize);
+
+/// Records each update of a loop's placements in `stats` (its iteration, a count).
+fn loop_work(stats: Rc<RefCell<Stats>>) -> impl FnMut(&LoopUpdate) + 'static {
+    move |(_, t, _)| {
+        let mut s = stats.borrow_mut();
+        s.deepest = s.deepest.max(t.inner);
+        s.updates += 1;
+    }
+}
+
 /// The lean side: naked and hidden singles from the givens, nothing else. Out:
 /// every placement, givens included.
 fn lean<'s>(
@@ -243,15 +278,7 @@ fn lean<'s>(
         let peer = peer.enter(inner_scope).arrange_by_key();
         let member = member.enter(inner_scope).arrange_by_key();
         // A placed value leaves its peers and the other values its cell.
-        let elim = placed
-            .clone()
-            .join_core(peer, |_c, &v, &o| Some((o, v)))
-            .concat(
-                placed
-                    .clone()
-                    .flat_map(|(c, v)| other_values(v).map(move |w| (c, w))),
-            )
-            .distinct();
+        let elim = strikes(placed.clone(), peer).distinct();
         let cand = all.antijoin(elim).map(|(cv, ())| cv);
         // Naked single: one candidate left in a cell, found by the reduce that sees
         // the cell's candidates (no count joined back to them, as sudolog's counts
@@ -275,11 +302,7 @@ fn lean<'s>(
             .concat(naked)
             .concat(hidden)
             .distinct()
-            .inspect(move |(_, t, _)| {
-                let mut s = stats.borrow_mut();
-                s.deepest = s.deepest.max(t.inner);
-                s.updates += 1;
-            })
+            .inspect(loop_work(stats))
     })
 }
 
@@ -318,15 +341,7 @@ fn before_loop<'s>(
     peer: Static<'s>,
     all: Outer<'s, (u8, u8)>,
 ) -> (Outer<'s, (u8, u8)>, Outer<'s, ()>) {
-    let struck = given
-        .clone()
-        .join_core(peer, |_c, &v, &o| Some((o, v)))
-        .concat(
-            given
-                .clone()
-                .flat_map(|(c, v)| other_values(v).map(move |w| (c, w))),
-        )
-        .threshold_total(present);
+    let struck = strikes(given.clone(), peer).threshold_total(present);
     let open = all
         .map(|cv| (cv, ()))
         .antijoin(struck.clone())
@@ -371,15 +386,7 @@ fn checked<'s>(
         let (open, open_set) = (open.enter(inner), open_set.enter(inner));
         // Placed values (not givens: their strikes are out of `open`) leave their
         // peers and the other values their cell.
-        let elim = placed
-            .clone()
-            .join_core(peer, |_c, &v, &o| Some((o, v)))
-            .concat(
-                placed
-                    .clone()
-                    .flat_map(|(c, v)| other_values(v).map(move |w| (c, w))),
-            )
-            .distinct();
+        let elim = strikes(placed.clone(), peer).distinct();
         let gone = open_set.join_core(elim.arrange_by_self(), |&cv, &(), &()| Some(cv));
         let cand = open.concat(gone.negate());
         let per_cell = single_or_none(
@@ -413,11 +420,7 @@ fn checked<'s>(
             .concat(singles)
             .concat(givens.negate())
             .distinct()
-            .inspect(move |(_, t, _)| {
-                let mut s = stats.borrow_mut();
-                s.deepest = s.deepest.max(t.inner);
-                s.updates += 1;
-            });
+            .inspect(loop_work(stats));
         var.set(next.clone());
         (next.leave(scope), broken.leave(scope))
     });
@@ -544,6 +547,21 @@ fn ms(d: Duration) -> f64 {
 /// `member` and `peer` facts, worked out once.
 type Geometry = (Vec<(u8, u8)>, Vec<(u8, u8)>);
 
+/// A hand-written dataflow of `side` built on `worker`, `state`'s givens loaded at
+/// time 0, run until its probe passes it.
+fn started(worker: &mut Worker, side: Side, state: &State, geometry: &Geometry) -> HandWritten {
+    let mut flow = hand_written(worker, side, &geometry.0, &geometry.1);
+    for (c, &v) in state.iter().enumerate() {
+        if v != 0 {
+            flow.given.insert((c as u8, v));
+        }
+    }
+    flow.given.advance_to(1);
+    flow.given.flush();
+    run_to(worker, &flow.probe, 1);
+    flow
+}
+
 /// One hand-written side's incremental dataflow and scratch worker, and its timings.
 struct Hand {
     side: Side,
@@ -562,15 +580,7 @@ impl Hand {
     /// The side's long-lived dataflow, loaded with `state` at time 0 and run.
     fn new(side: Side, state: &State, geometry: &Geometry) -> Hand {
         let mut worker = new_worker();
-        let mut flow = hand_written(&mut worker, side, &geometry.0, &geometry.1);
-        for (c, &v) in state.iter().enumerate() {
-            if v != 0 {
-                flow.given.insert((c as u8, v));
-            }
-        }
-        flow.given.advance_to(1);
-        flow.given.flush();
-        run_to(&mut worker, &flow.probe, 1);
+        let flow = started(&mut worker, side, state, geometry);
         Hand {
             side,
             worker,
@@ -616,15 +626,7 @@ impl Hand {
     fn scratch(&mut self, i: usize, cur: &State, geometry: &Geometry) {
         let start = Instant::now();
         let id = self.scratch.next_dataflow_index();
-        let mut flow = hand_written(&mut self.scratch, self.side, &geometry.0, &geometry.1);
-        for (c, &v) in cur.iter().enumerate() {
-            if v != 0 {
-                flow.given.insert((c as u8, v));
-            }
-        }
-        flow.given.advance_to(1);
-        flow.given.flush();
-        run_to(&mut self.scratch, &flow.probe, 1);
+        let flow = started(&mut self.scratch, self.side, cur, geometry);
         drop(flow.given);
         self.scratch.drop_dataflow(id);
         self.from_scratch.push(start.elapsed());
