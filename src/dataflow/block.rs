@@ -23,7 +23,7 @@ use super::pipeline::{render_rule, Env, KeyArr, RowArr};
 use super::profile::Charge;
 use super::render::{least_value, EVENT};
 use super::row::{row, Wide};
-use super::time::{Epoch, Rounds};
+use super::time::{distinct_keys, Epoch, Rounds};
 use crate::check::ir::{RelId, Value};
 use crate::plan::{Pipeline, RulePlan, Step};
 
@@ -318,7 +318,17 @@ fn render_views<'s, 'i, R: Rounds, const W: usize>(
             if has_facts {
                 parts.push(inputs[v].clone().enter(inner));
             }
-            R::distinct(concatenate(inner, parts))
+            let all = concatenate(inner, parts);
+            if R::TOTAL {
+                R::distinct(all)
+            } else {
+                // The distinct's own trace is the view's keys by every column: the
+                // joins and antijoins that look it up read it.
+                let keys = distinct_keys(all.map(|r| (r, ())));
+                let cols: Vec<usize> = (0..ienv.arities[*v]).collect();
+                ienv.share_keys(*v, &cols, keys.clone());
+                keys.as_collection(|k, _| *k)
+            }
         };
         ienv.rels.insert(*v, coll);
         ienv.charge(Charge::Relation(*v), first);

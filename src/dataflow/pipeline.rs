@@ -22,7 +22,7 @@ use timely::container::PushInto;
 use super::aggregate::{aggregate_groups, AggSpec, Scanned};
 use super::profile::{Charge, ProfileCell};
 use super::row::{build, project, Wide};
-use super::time::{arrange_keys, Epoch, Time};
+use super::time::{arrange_keys, distinct_keys, Epoch, Time};
 use crate::check::ir::{CmpOp, RelId, Symbols, Value};
 use crate::plan::{AtomFilter, Pick, Pipeline, RulePlan, SExpr, Source, Step};
 
@@ -180,6 +180,12 @@ where
         self.rows(rel, cols)
     }
 
+    /// Hands lookups of `rel`'s distinct projections onto `cols` an arrangement
+    /// made already (a view's deduplication, say).
+    pub(crate) fn share_keys(&mut self, rel: RelId, cols: &[usize], arr: KeyArr<'s, T, W>) {
+        self.keys.insert((rel, cols.to_vec()), arr);
+    }
+
     /// The distinct projections of `rel` onto `cols`, arranged (shared).
     pub fn keys_pub(&mut self, rel: RelId, cols: &[usize]) -> KeyArr<'s, T, W> {
         self.keys(rel, cols)
@@ -194,12 +200,15 @@ where
         let rows = self.rel(rel);
         // A relation is a set: projecting onto every column keeps it one (and the
         // projection pairs each row with `()` for the arrangement itself).
-        let paired = if c.len() == self.arities[rel] {
-            rows.map(move |r| (project(&c, &r), ()))
+        let a = if c.len() == self.arities[rel] {
+            arrange_keys(rows.map(move |r| (project(&c, &r), ())), "Keys")
+        } else if T::TOTAL {
+            let projected = T::distinct(rows.map(move |r| project(&c, &r)));
+            arrange_keys(projected.map(|k| (k, ())), "Keys")
         } else {
-            T::distinct(rows.map(move |r| project(&c, &r))).map(|k| (k, ()))
+            // The distinct's own trace is the arrangement.
+            distinct_keys(rows.map(move |r| (project(&c, &r), ())))
         };
-        let a = arrange_keys(paired, "Keys");
         self.keys.insert((rel, cols.to_vec()), a.clone());
         a
     }

@@ -55,6 +55,29 @@ where
     c.arrange_named::<KeyBatcher<K, T, R>, KeyBuilder<K, T, R>, KeySpine<K, T, R>>(name)
 }
 
+/// The distinct keys of `c` (paired with `()`), arranged: a reduce whose output
+/// trace is the arrangement, as differential dataflow's own `distinct` builds it
+/// before reading it out. Joins and antijoins that look the keys up read that trace
+/// (no arrangement of their own after it). For times only partially ordered (where
+/// totally ordered, a threshold costs less and arranges nothing).
+pub fn distinct_keys<'s, T, K>(
+    c: Collection<'s, T, (K, ())>,
+) -> Arranged<'s, TraceAgent<KeySpine<K, T, isize>>>
+where
+    T: Timestamp + Lattice,
+    K: ExchangeData + Hashable,
+{
+    arrange_keys(c, "Arrange: Distinct")
+        .reduce_abelian::<_, KeyBuilder<K, T, isize>, KeySpine<K, T, isize>, _, _>(
+            "Distinct",
+            |_k, _s, t| t.push(((), 1)),
+            |vec, key, upds| {
+                vec.clear();
+                vec.extend(upds.drain(..).map(|(v, t, r)| ((key.clone(), v), t, r)));
+            },
+        )
+}
+
 /// Each key's running total weight (`count_total`), from keys paired with `()`:
 /// differential dataflow's `count_total` pairs them in an operator of its own first.
 fn count_paired<'s, T, K, R>(c: Collection<'s, T, (K, ()), R>) -> Collection<'s, T, (K, R)>
