@@ -475,3 +475,41 @@ fn echo_writes_the_commands() {
     assert!(first > 0 && first + 1 < results.len(), "{plain}");
     same(&echoed, &want);
 }
+
+/// The editor's pencil marks (every value no placement struck, the givens' strikes
+/// included) are the candidates `sudolog dump` prints from the rules' `candidate`
+/// relation, for each rule set: `singles.dl` and `fast.dl` strike the givens' values
+/// before their block (grid.dl's `gstruck`), and the editor must still show them
+/// struck (it once showed a given's value as a candidate of its peers).
+#[test]
+fn editor_dump_shows_the_candidates_of_the_rules() {
+    for rules in [None, Some("datalog/singles.dl"), Some("datalog/fast.dl")] {
+        let mut args: Vec<&str> = Vec::new();
+        if let Some(r) = rules {
+            args.extend(["--rules", r]);
+        }
+        let edited = run(&args, "load hard1\ndump\n");
+        let grid_of = |out: &str| -> Vec<String> {
+            let lines: Vec<&str> = out.lines().collect();
+            let at = lines
+                .iter()
+                .rposition(|l| l.trim_start().starts_with("Col: 0"))
+                .unwrap_or_else(|| panic!("{rules:?}: no dump in\n{out}"));
+            lines[at..].iter().map(|l| l.to_string()).collect()
+        };
+        let dumped = Command::new(env!("CARGO_BIN_EXE_sudolog"))
+            .arg("dump")
+            .args(&args)
+            .arg("inputs/hard1.txt")
+            .output()
+            .expect("run sudolog dump");
+        assert!(dumped.status.success(), "{rules:?}");
+        let dumped = String::from_utf8(dumped.stdout).unwrap();
+        let want = grid_of(&dumped);
+        assert_eq!(want.len(), 10, "{rules:?}: {dumped}");
+        // Not every cell solved: the marks are compared, not only the values.
+        let open = want[1..].iter().any(|l| l.matches("---").count() < 18);
+        assert!(rules.is_none() || open, "{rules:?}: {dumped}");
+        same(&grid_of(&edited).join("\n"), &want);
+    }
+}
