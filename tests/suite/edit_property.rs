@@ -10,11 +10,12 @@
 //! * the printed diff of an edit turns the state before into the state after, at
 //!   the horizon: `+`/`-` lines, `candidates` lines, new and withdrawn deductions,
 //!   contradictions;
-//! * the editor's grid and candidates at horizon "all" (computed from `placed` and
-//!   `eliminated` with their rounds) equal the engine's `candidate` view;
+//! * the editor's grid and candidates at horizon "all" (computed from `placed`,
+//!   `candidate` and `eliminated` with their rounds) equal the engine's `candidate`
+//!   view;
 //!
 //! and the state after each command (every command in one test, a sample in the
-//! longer ones) is compared with from-scratch evaluations of the same givens: a
+//! longer ones; `singles.dl` and `fast.dl` too, against one fresh block) is compared with from-scratch evaluations of the same givens: a
 //! fresh editor's board (its tiers stepped by the host, as the editor's are), equal
 //! in everything, explain events with their rounds included; and a fresh [`Board`]
 //! of one fixpoint block to which the queued states are added as separate puzzles
@@ -39,7 +40,7 @@ use sudolog::sudoku::edit::{random_edit_in, Editor, Horizon, Rng};
 use sudolog::sudoku::explain::Notation;
 use sudolog::sudoku::grid::{digit_char, parse_cell, Grid};
 use sudolog::sudoku::puzzle::parse_text;
-use sudolog::sudoku::rules::{builtin, load_split, Builtin};
+use sudolog::sudoku::rules::{builtin, from_files, load_split, Builtin};
 use sudolog::sudoku::samples::{sample, DROOLS_MENU, SAMPLES};
 
 const D: Notation = Notation::Drools;
@@ -140,10 +141,13 @@ fn without_chain_rounds(s: &Snapshot, chains: &[bool]) -> Snapshot {
 /// board (one puzzle, its tiers stepped), everything; on one fresh board of one
 /// fixpoint block (puzzle `i` for the `i`-th), everything but the rounds and
 /// reasons of a grid whose deductions include a looping chain's.
-fn check_from_scratch(batch: &[(usize, String, Snapshot)]) {
+fn check_from_scratch(rules: &Rules, batch: &[(usize, String, Snapshot)]) {
     if batch.is_empty() {
         return;
     }
+    let Rules::Full = rules else {
+        return check_one_block(rules, batch);
+    };
     let (program, split) = load_split(&[], Builtin::Full).unwrap();
     for (step, cmd, s) in batch {
         let opts = Options {
@@ -192,6 +196,57 @@ fn check_from_scratch(batch: &[(usize, String, Snapshot)]) {
                  evaluation (cells {cells:?})\nsession: {s:?}\nfresh:   {fresh:?}",
                 s.givens
             );
+        }
+    }
+}
+
+/// For a rule set of one block and no tiers: the session's states against a fresh
+/// board of the same program holding them all as separate puzzles (one commit),
+/// explain events with their rounds included.
+fn check_one_block(rules: &Rules, batch: &[(usize, String, Snapshot)]) {
+    let opts = Options {
+        candidates: true,
+        eliminations: true,
+        explain: true,
+        ..Default::default()
+    };
+    let mut board = Board::new(rules.program(), &opts).unwrap();
+    for (i, (_, _, s)) in batch.iter().enumerate() {
+        board.add(i as i32, &s.givens).unwrap();
+    }
+    board.commit().unwrap();
+    for (i, (step, cmd, s)) in batch.iter().enumerate() {
+        let fresh = fresh_snapshot(&board, i as i32, &s.givens);
+        assert_eq!(
+            &fresh, s,
+            "{rules:?}, after command {step} ({cmd}): the session differs from a fresh board"
+        );
+    }
+}
+
+/// The rules an editing session runs.
+#[derive(Debug)]
+enum Rules {
+    /// The built-in rules, their tiers stepped by the host (as `sudolog edit`).
+    Full,
+    /// A rule program of one fixpoint block (`--rules`).
+    Block(&'static str),
+}
+
+impl Rules {
+    fn program(&self) -> std::sync::Arc<sudolog::check::ir::Program> {
+        match self {
+            Rules::Full => builtin(Builtin::Full).unwrap(),
+            Rules::Block(path) => from_files(&[path.to_string()]).unwrap(),
+        }
+    }
+
+    fn editor(&self, grid: Grid) -> Editor {
+        match self {
+            Rules::Full => Editor::new(grid, D).unwrap(),
+            Rules::Block(_) => {
+                Editor::with_program(self.program(), Options::default(), grid, D).unwrap()
+            }
         }
     }
 }
@@ -379,10 +434,22 @@ fn check_diff(ed: &Editor, before: &Seen, after: &Seen, out: &str, cmd: &str) {
 /// state for a from-scratch check in batches of `batch`. Returns the number of
 /// from-scratch checks.
 fn session(seed: u64, n: usize, band: (usize, usize), every: usize, batch: usize) -> usize {
+    session_with(Rules::Full, seed, n, band, every, batch)
+}
+
+/// As [`session`], over `rules`.
+fn session_with(
+    rules: Rules,
+    seed: u64,
+    n: usize,
+    band: (usize, usize),
+    every: usize,
+    batch: usize,
+) -> usize {
     let mut rng = Rng::new(seed);
     let (first, _, _) = SAMPLES[rng.below(DROOLS_MENU)];
     let grid = sample_grid(first);
-    let mut ed = Editor::new(grid.clone(), D).unwrap();
+    let mut ed = rules.editor(grid.clone());
     let mut model = Model {
         givens: grid,
         undo: Vec::new(),
@@ -447,16 +514,16 @@ fn session(seed: u64, n: usize, band: (usize, usize), every: usize, batch: usize
         if step % every == 0 {
             queue.push((step, cmd.clone(), snapshot(&ed)));
             if queue.len() >= batch {
-                check_from_scratch(&queue);
+                check_from_scratch(&rules, &queue);
                 checked += queue.len();
                 queue.clear();
             }
         }
     }
-    check_from_scratch(&queue);
+    check_from_scratch(&rules, &queue);
     checked += queue.len();
     eprintln!(
-        "seed {seed}: {n} commands {kinds:?}, {broken} in contradictory states, \
+        "{rules:?}, seed {seed}: {n} commands {kinds:?}, {broken} in contradictory states, \
          {checked} checked from scratch"
     );
     // The scripts did what they are meant to: edits of every kind, contradictions.
@@ -486,6 +553,19 @@ fn long_session_many_givens() {
 #[test]
 fn long_session_other_samples() {
     session(14, 120, (40, 65), 10, 25);
+}
+
+/// The lighter rule sets strike the givens' values before their block, outside
+/// `eliminated`: the editor's pencil marks and its `candidates` lines must still
+/// follow the `candidate` view, while stepping too.
+#[test]
+fn sessions_over_singles_and_fast() {
+    for (rules, seed) in [
+        (Rules::Block("datalog/singles.dl"), 21),
+        (Rules::Block("datalog/fast.dl"), 22),
+    ] {
+        session_with(rules, seed, 200, (22, 45), 5, 40);
+    }
 }
 
 /// A longer run for when there is time: `cargo test --release --test suite edit_property

@@ -476,11 +476,11 @@ fn echo_writes_the_commands() {
     same(&echoed, &want);
 }
 
-/// The editor's pencil marks (every value no placement struck, the givens' strikes
-/// included) are the candidates `sudolog dump` prints from the rules' `candidate`
-/// relation, for each rule set: `singles.dl` and `fast.dl` strike the givens' values
-/// before their block (grid.dl's `gstruck`), and the editor must still show them
-/// struck (it once showed a given's value as a candidate of its peers).
+/// The editor's pencil marks are the candidates `sudolog dump` prints from the
+/// rules' `candidate` relation, for each rule set: `singles.dl` and `fast.dl` strike
+/// the givens' values before their block (grid.dl's `gstruck`), outside
+/// `eliminated`, and the editor must still show them struck (it once showed a
+/// given's value as a candidate of its peers).
 #[test]
 fn editor_dump_shows_the_candidates_of_the_rules() {
     for rules in [None, Some("datalog/singles.dl"), Some("datalog/fast.dl")] {

@@ -5,7 +5,7 @@
 //! In: the commit's changes and events, and what the editor showed before it
 //! ([`Visible`]). Out: the text, at the editor's horizon.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::{Editor, Visible, P};
 use crate::check::ir::{RelId, Value};
@@ -117,18 +117,62 @@ impl Editor {
         out
     }
 
-    /// `candidates r1c1: -3 +4` for each open cell whose shown candidates the commit
-    /// changed: removed values first, then restored ones.
+    /// `candidates r1c1: -3 +4` for each open cell whose shown candidates (its
+    /// pencil marks, [`Editor::marks`]) the commit changed: removed values first,
+    /// then restored ones. Only values whose `eliminated` or `candidate` fact the
+    /// commit moved can change.
     fn candidate_lines(&self, diff: &CommitDiff) -> String {
         let (placed_now, _) = self.state_at(self.horizon);
+        let elim_moves = self.fact_moves(diff.commit, self.eliminated);
+        let cand_moves =
+            (self.candidate).map_or(BTreeMap::new(), |r| self.fact_moves(diff.commit, r));
+        let keys: BTreeSet<(usize, u8)> = elim_moves
+            .keys()
+            .chain(cand_moves.keys())
+            .copied()
+            .collect();
+        let now = |rel: Option<RelId>| -> HashMap<(usize, u8), u32> {
+            rel.map_or(Vec::new(), |r| self.board.rows(r, &[P]))
+                .into_iter()
+                .map(|(row, r)| ((row[1] as usize, row[2] as u8), r))
+                .collect()
+        };
+        let (elim_now, cand_now) = if keys.is_empty() {
+            Default::default()
+        } else {
+            (now(Some(self.eliminated)), now(self.candidate))
+        };
+        let unmoved = |now: &HashMap<(usize, u8), u32>, cv| {
+            let r = now.get(&cv).copied();
+            Move {
+                before: r,
+                after: r,
+            }
+        };
         let mut cands: BTreeMap<usize, (Vec<u8>, Vec<u8>)> = BTreeMap::new();
-        for ((c, v), m) in self.fact_moves(diff.commit, self.eliminated) {
-            if placed_now.get(c).is_none_or(|&p| p != 0) {
+        for cv in keys {
+            if placed_now.get(cv.0).is_none_or(|&p| p != 0) {
                 continue;
             }
-            match diff.shown(false, (c, v), m) {
-                (false, true) => cands.entry(c).or_default().0.push(v),
-                (true, false) => cands.entry(c).or_default().1.push(v),
+            let e = elim_moves
+                .get(&cv)
+                .copied()
+                .unwrap_or_else(|| unmoved(&elim_now, cv));
+            let k = cand_moves
+                .get(&cv)
+                .copied()
+                .unwrap_or_else(|| unmoved(&cand_now, cv));
+            let (struck_b, struck_a) = diff.shown(false, cv, e);
+            let mark = |cand: Option<u32>, elim: Option<u32>, struck: bool| match self.candidate {
+                Some(_) => cand.is_some() || (elim.is_some() && !struck),
+                None => !struck,
+            };
+            match (
+                mark(k.before, e.before, struck_b),
+                mark(k.after, e.after, struck_a),
+            ) {
+                (true, false) => cands.entry(cv.0).or_default().0.push(cv.1),
+                (false, true) => cands.entry(cv.0).or_default().1.push(cv.1),
                 _ => {}
             }
         }

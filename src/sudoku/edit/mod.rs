@@ -180,6 +180,9 @@ pub struct Editor {
     board: Board,
     placed: RelId,
     eliminated: RelId,
+    /// `candidate`, when the program defines it: the pencil marks of the whole
+    /// fixpoint (see [`Editor::marks`]).
+    candidate: Option<RelId>,
     /// Per rule of the board's program: whether it derives `placed`, and whether it
     /// derives `placed` or `eliminated` (a deduction that acts on one cell).
     places: Vec<bool>,
@@ -239,6 +242,7 @@ impl Editor {
             .rels
             .eliminated
             .ok_or("the rule program must define 'eliminated' to be edited")?;
+        let candidate = board.rels.candidate;
         board.add(P, &grid)?;
         let commit = board.commit()?;
         let places = board.rules_deriving(placed);
@@ -249,6 +253,7 @@ impl Editor {
             board,
             placed,
             eliminated,
+            candidate,
             places,
             acts,
             opts,
@@ -295,8 +300,9 @@ impl Editor {
     }
 
     /// The placed values (0 = open; the lower if a cell holds two) and each cell's
-    /// candidates (digits not eliminated, ascending; placed cells included) at the
-    /// current horizon.
+    /// candidates (its pencil marks, ascending: a candidate of the fixpoint, or a
+    /// value struck in a round the horizon does not show yet; placed cells included)
+    /// at the current horizon.
     pub fn state(&self) -> (Vec<u8>, Vec<Vec<u8>>) {
         self.state_at(self.horizon)
     }
@@ -313,18 +319,41 @@ impl Editor {
                 placed[c] = v;
             }
         }
-        let mut out = vec![vec![true; size + 1]; n];
-        for (row, r) in self.board.rows(self.eliminated, &[P]) {
-            let (c, v) = (row[1] as usize, row[2] as usize);
-            if c < n && v <= size && vis.fact(false, c, v as u8, r) {
-                out[c][v] = false;
-            }
-        }
+        let out = self.marks(&vis);
         let cands = out
             .iter()
             .map(|ok| (1..=size).filter(|&v| ok[v]).map(|v| v as u8).collect())
             .collect();
         (placed, cands)
+    }
+
+    /// Per cell, per value (indices 1..=size): whether it is a pencil mark at `vis`.
+    /// With a `candidate` relation: a candidate of the whole fixpoint, or a value an
+    /// `eliminated` fact strikes in a round `vis` does not show yet (what the rules
+    /// strike outside `eliminated`, such as the givens' strikes before a block, counts
+    /// as shown from the start). Without one: every value no shown `eliminated` fact
+    /// strikes.
+    fn marks(&self, vis: &Visible) -> Vec<Vec<bool>> {
+        let shape = self.givens.shape;
+        let (n, size) = (shape.cells(), shape.size());
+        let mut out = vec![vec![self.candidate.is_none(); size + 1]; n];
+        for (row, _) in self
+            .candidate
+            .map_or(Vec::new(), |r| self.board.rows(r, &[P]))
+        {
+            let (c, v) = (row[1] as usize, row[2] as usize);
+            if c < n && v <= size {
+                out[c][v] = true;
+            }
+        }
+        for (row, r) in self.board.rows(self.eliminated, &[P]) {
+            let (c, v) = (row[1] as usize, row[2] as usize);
+            if c < n && v <= size {
+                let shown = vis.fact(false, c, v as u8, r);
+                out[c][v] = !shown || (self.candidate.is_some() && out[c][v]);
+            }
+        }
+        out
     }
 
     /// Shows the reasoning from [`Horizon::GIVENS`] on, as stepping does (the board
