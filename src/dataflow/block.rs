@@ -23,10 +23,15 @@ use super::pipeline::{render_rule, Env, KeyArr, RowArr};
 use super::profile::Charge;
 use super::render::{least_value, EVENT};
 use super::row::{row, Wide};
+use super::tagged::tagged_union;
+use super::tail::{render_group, share_tails, Group};
 use super::time::{distinct_keys, Epoch, Rounds};
 use crate::check::ir::{RelId, Value};
 use crate::plan::{Pipeline, RulePlan, Step};
 
+/// A relation leaving a block, before it is tagged: its rows, its tag, and whether
+/// its rows carry their rounds (a state relation's do).
+type LeavingPart<'s, R, const W: usize> = (Collection<'s, R, Wide<W>>, (u32, bool));
 /// (fact, [tier]) pairs: derivations tagged with the tier of their rule.
 type Tagged<'s, R, const W: usize> = Collection<'s, R, (Wide<W>, Wide<W>)>;
 /// (head, [rule, bindings...]) pairs: explained derivations.
@@ -229,7 +234,9 @@ where
             mut additions,
             allowed,
         } = gate(&mut ienv, inner, &spec, &derived);
-        let mut left = Vec::new();
+        // What leaves: each relation's rows, with (its tag, whether they carry their
+        // rounds).
+        let mut left: Vec<LeavingPart<'_, R, W>> = Vec::new();
         let mut rels = Vec::new();
         // Additions hold only new facts when gated or explained: then S_i must be
         // carried into S_{i+1} explicitly.
@@ -247,24 +254,26 @@ where
             let next = limit(R::distinct(concatenate(inner, parts)), spec.max_rounds);
             var.set(next);
             let (_, observed) = (spec.leaves)(s);
-            let t = s as u32;
-            left.push(
-                cur.inner
-                    .map(move |(r, time, d): (Wide<W>, R, isize)| {
-                        ((t, r, [0; W], time.round()), time, d)
-                    })
-                    .as_collection(),
-            );
+            left.push((cur, (s as u32, true)));
             rels.push(Left { rel: s, observed });
             ienv.charge(Charge::Relation(s), first);
         }
         views_leaving(&mut ienv, &spec, &mut left, &mut rels);
         let events = !derived.explained.is_empty();
-        if events {
-            left.push(first_reasons(inner, &spec, derived.explained, &allowed));
-        }
+        let reasons = if events {
+            vec![first_reasons(inner, &spec, derived.explained, &allowed)]
+        } else {
+            Vec::new()
+        };
+        // Each relation tagged (and a state relation's facts with their rounds) in
+        // the one operator that unites them.
+        let (parts, tags): (Vec<_>, Vec<_>) = left.into_iter().unzip();
+        let tag = move |k: usize, r: Wide<W>, t: &R| {
+            let (rel, state) = tags[k];
+            (rel, r, [0; W], if state { t.round() } else { 0 })
+        };
         BlockOut {
-            left: concatenate(inner, left).leave(scope),
+            left: tagged_union(inner, "Leaving", parts, reasons, tag).leave(scope),
             rels,
             events,
         }
@@ -272,12 +281,12 @@ where
 }
 
 /// The block's views that leave it (a later stratum reads them, or the session
-/// hears them): each view's rows, tagged by the view and round 0, into `left`,
-/// and the view into `rels`.
+/// hears them): each view's rows, with its tag and no rounds (views leave with
+/// round 0), into `left`, and the view into `rels`.
 fn views_leaving<'i, R: Rounds, const W: usize>(
     ienv: &mut Env<'i, R, W>,
     spec: &BlockSpec<'_>,
-    left: &mut Vec<Collection<'i, R, Leaving<W>>>,
+    left: &mut Vec<LeavingPart<'i, R, W>>,
     rels: &mut Vec<Left>,
 ) where
     Wide<W>: ExchangeData,
@@ -285,10 +294,8 @@ fn views_leaving<'i, R: Rounds, const W: usize>(
     for (v, _) in spec.views {
         let (contents, observed) = (spec.leaves)(*v);
         if contents || observed {
-            let (first, t) = (ienv.next_operator(), *v as u32);
-            left.push(ienv.rels[v].clone().map(move |r| (t, r, [0; W], 0)));
+            left.push((ienv.rels[v].clone(), (*v as u32, false)));
             rels.push(Left { rel: *v, observed });
-            ienv.charge(Charge::Relation(*v), first);
         }
     }
 }
@@ -358,16 +365,31 @@ where
         ungated: HashMap::new(),
         explained: Vec::new(),
     };
-    for rp in spec.rules {
+    let share = ienv.profile.is_none();
+    for group in share_tails(spec.rules, share) {
+        let rp = match &group {
+            Group::One(rp) => *rp,
+            Group::Tail(_, rules) => rules[0],
+        };
         // Gated, a rule's rows carry its tier (see `new_by_tier`).
         let tag = (!rp.ungated && tier_in_row(spec, ienv.arities[rp.head], W))
             .then_some(rp.tier as Value);
-        let (h, ev) = render_rule(ienv, rp, tag);
+        let (hs, ev) = match &group {
+            Group::One(rp) => {
+                let (h, ev) = render_rule(ienv, rp, tag);
+                (vec![h], ev)
+            }
+            Group::Tail(tail, rules) => (render_group(ienv, tail, rules, tag), None),
+        };
         if rp.ungated {
-            derived.ungated.entry(rp.head).or_default().push(h);
+            derived.ungated.entry(rp.head).or_default().extend(hs);
             continue;
         }
-        derived.heads.entry((rp.head, rp.tier)).or_default().push(h);
+        derived
+            .heads
+            .entry((rp.head, rp.tier))
+            .or_default()
+            .extend(hs);
         if let (Some(ev), true) = (ev, spec.explain) {
             derived.explained.push((rp.head, rp.tier, ev));
         }

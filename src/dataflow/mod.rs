@@ -19,6 +19,8 @@ pub mod profile;
 pub mod render;
 pub mod row;
 pub mod sorted;
+mod tagged;
+mod tail;
 pub mod time;
 
 pub use render::{render, Dataflow, Outputs};

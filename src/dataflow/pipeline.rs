@@ -168,7 +168,7 @@ where
     }
 
     /// The distinct projections of `rel` onto `cols`: entered, else this scope's.
-    fn any_keys(&mut self, rel: RelId, cols: &[usize]) -> AnyKeys<'s, T, W> {
+    pub(super) fn any_keys(&mut self, rel: RelId, cols: &[usize]) -> AnyKeys<'s, T, W> {
         match self.outer_keys.get(&(rel, cols.to_vec())) {
             Some(a) => AnyKeys::Outer(a.clone()),
             None => AnyKeys::Own(self.keys(rel, cols)),
@@ -214,7 +214,7 @@ where
     }
 }
 
-fn key_of<const W: usize>(probe: &[Pick], r: &Wide<W>) -> Wide<W> {
+pub(super) fn key_of<const W: usize>(probe: &[Pick], r: &Wide<W>) -> Wide<W> {
     build(probe, r, &[])
 }
 
@@ -789,8 +789,22 @@ fn antijoin_step<'s, T: Time, const W: usize, O: ExchangeData>(
 where
     Wide<W>: ExchangeData,
 {
-    let g = f.clone();
-    let left = keyed.clone().arrange_by_key();
+    let matched = excluded(keyed.clone(), arr, f.clone());
+    keyed.flat_map(move |(_, r)| f(r)).concat(matched)
+}
+
+/// What an antijoin takes away from its keyed rows: the rows whose key is in
+/// `arr`, each passed through `f`, with their signs flipped (added to the rows, they
+/// leave those not excluded).
+pub(super) fn excluded<'s, T: Time, const W: usize, O: ExchangeData>(
+    keyed: Collection<'s, T, (Wide<W>, Wide<W>)>,
+    arr: AnyKeys<'s, T, W>,
+    f: impl Fn(Wide<W>) -> Option<O> + Clone + 'static,
+) -> Collection<'s, T, O>
+where
+    Wide<W>: ExchangeData,
+{
+    let left = keyed.arrange_by_key();
     // The row rides as the value, keyed by the probe.
     let flip = move |_k: &Wide<W>,
                      v: &Wide<W>,
@@ -798,14 +812,12 @@ where
                      t: T,
                      r1: &Diff,
                      r2: &Diff,
-                     out: &mut Matched<O, T>| { flipped(g(*v), t, r1, r2, out) };
+                     out: &mut Matched<O, T>| { flipped(f(*v), t, r1, r2, out) };
     let matched = match arr {
         AnyKeys::Own(arr) => join_traces::<_, _, _, _, Matched<O, T>>(left, arr, flip),
         AnyKeys::Outer(arr) => join_traces::<_, _, _, _, Matched<O, T>>(left, arr, flip),
     };
-    keyed
-        .flat_map(move |(_, r)| f(r))
-        .concat(matched.as_collection())
+    matched.as_collection()
 }
 
 /// `rows` (a relation's) less those in `arr`, each passed through `f`, where `left`
