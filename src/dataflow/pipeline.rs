@@ -799,7 +799,7 @@ where
 pub(super) fn excluded<'s, T: Time, const W: usize, O: ExchangeData>(
     keyed: Collection<'s, T, (Wide<W>, Wide<W>)>,
     arr: AnyKeys<'s, T, W>,
-    f: impl Fn(Wide<W>) -> Option<O> + Clone + 'static,
+    f: impl Fn(Wide<W>) -> Option<O> + 'static,
 ) -> Collection<'s, T, O>
 where
     Wide<W>: ExchangeData,

@@ -122,7 +122,8 @@ impl Editor {
     /// then restored ones. Only values whose `eliminated` or `candidate` fact the
     /// commit moved can change.
     fn candidate_lines(&self, diff: &CommitDiff) -> String {
-        let (placed_now, _) = self.state_at(self.horizon);
+        // The placed values alone (not the marks, which read the rows below too).
+        let placed_now = self.placed_at(&self.visible(self.horizon));
         let elim_moves = self.fact_moves(diff.commit, self.eliminated);
         let cand_moves =
             (self.candidate).map_or(BTreeMap::new(), |r| self.fact_moves(diff.commit, r));

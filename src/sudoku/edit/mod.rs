@@ -310,8 +310,17 @@ impl Editor {
     /// As [`Editor::state`], at horizon `h` (`None`: all rounds).
     pub fn state_at(&self, h: Option<Horizon>) -> (Vec<u8>, Vec<Vec<u8>>) {
         let vis = self.visible(h);
-        let shape = self.givens.shape;
-        let (n, size) = (shape.cells(), shape.size());
+        let size = self.givens.shape.size();
+        let cands = (self.marks(&vis).iter())
+            .map(|ok| (1..=size).filter(|&v| ok[v]).map(|v| v as u8).collect())
+            .collect();
+        (self.placed_at(&vis), cands)
+    }
+
+    /// Per cell, the value placed there at `vis` (0: none; of two that clash, the
+    /// lower).
+    pub(super) fn placed_at(&self, vis: &Visible) -> Vec<u8> {
+        let n = self.givens.shape.cells();
         let mut placed = vec![0u8; n];
         for (row, r) in self.board.rows(self.placed, &[P]) {
             let (c, v) = (row[1] as usize, row[2] as u8);
@@ -319,12 +328,7 @@ impl Editor {
                 placed[c] = v;
             }
         }
-        let out = self.marks(&vis);
-        let cands = out
-            .iter()
-            .map(|ok| (1..=size).filter(|&v| ok[v]).map(|v| v as u8).collect())
-            .collect();
-        (placed, cands)
+        placed
     }
 
     /// Per cell, per value (indices 1..=size): whether it is a pencil mark at `vis`.
