@@ -566,6 +566,8 @@ impl Stepped {
         let config = Config {
             observe: Observe::Relations(observe),
             sealed,
+            // Tiers' commits overlap (`first_find`) when more than one runs at once.
+            threaded: self.window > 1,
             ..self.config.clone()
         };
         let rules = match &self.numbers {
