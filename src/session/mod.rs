@@ -865,6 +865,7 @@ mod tests {
 
     use super::{absorb_splits, Commit, Config, Observe, Session};
     use crate::check::check_str;
+    use crate::check::ir::{Program, RelId};
     use crate::dataflow::render::{ChangeRun, Split, Update, EVENT};
     use crate::dataflow::row::{row, Row};
     use crate::dataflow::sorted::Facts;
@@ -878,19 +879,22 @@ mod tests {
         Facts::Pairs(facts.iter().map(|&(a, k)| ([a, 0], k)).collect())
     }
 
+    /// Transitive closure: the program, its edges `e` and its paths `p`.
+    fn paths() -> (Arc<Program>, RelId, RelId) {
+        let text = ".decl e(a: number, b: number)\n.input e\n\
+                    .decl p(a: number, b: number)\n.output p\n\
+                    p(a, b) :- e(a, b).\np(a, c) :- p(a, b), e(b, c).\n";
+        let program = Arc::new(check_str("t.dl", text).expect("the program checks"));
+        let [e, p] = ["e", "p"].map(|n| program.relation(n).unwrap());
+        (program, e, p)
+    }
+
     /// A reset keeps a dataflow that was sent no facts (facts only pending are
     /// dropped), and rebuilds one that was: nothing committed before a reset shows
     /// after it, in either rendering.
     #[test]
     fn a_reset_rebuilds_only_a_dataflow_that_was_sent_facts() {
-        let text = ".decl e(a: number, b: number)\n.input e\n\
-                    .decl p(a: number, b: number)\n.output p\n\
-                    p(a, b) :- e(a, b).\np(a, c) :- p(a, b), e(b, c).\n";
-        let program = Arc::new(check_str("t.dl", text).expect("the program checks"));
-        let (e, p) = (
-            program.relation("e").unwrap(),
-            program.relation("p").unwrap(),
-        );
+        let (program, e, p) = paths();
         for batch in [true, false] {
             let config = Config {
                 workers: 1,
@@ -928,11 +932,7 @@ mod tests {
     /// retractions, a commit started and finished apart, a reset).
     #[test]
     fn one_worker_inline_or_threaded_reports_the_same() {
-        let text = ".decl e(a: number, b: number)\n.input e\n\
-                    .decl p(a: number, b: number)\n.output p\n\
-                    p(a, b) :- e(a, b).\np(a, c) :- p(a, b), e(b, c).\n";
-        let program = Arc::new(check_str("t.dl", text).expect("the program checks"));
-        let [e, p] = ["e", "p"].map(|n| program.relation(n).unwrap());
+        let (program, e, p) = paths();
         let run = |threaded: bool| {
             let config = Config {
                 observe: Observe::Relations(vec![p]),
@@ -989,14 +989,14 @@ mod tests {
                     two(a, b, c) :- e(a, b), e(b, c).\nfrom(a) :- e(a, _).\n";
         let program = Arc::new(check_str("t.dl", text).expect("the program checks"));
         let plan = crate::plan::plan(&program, false).unwrap();
-        let sets: Vec<crate::check::ir::RelId> = plan
+        let sets: Vec<RelId> = plan
             .strata
             .iter()
             .filter_map(|s| s.derived_set(&program))
             .collect();
         let [e, two, from] = ["e", "two", "from"].map(|n| program.relation(n).unwrap());
         assert_eq!(sets, vec![two], "from(a) drops e's second column");
-        let rows = |s: &Session, r: crate::check::ir::RelId| {
+        let rows = |s: &Session, r: RelId| {
             s.contents(r)
                 .into_iter()
                 .map(|(r, _)| r)
