@@ -76,10 +76,9 @@ pub struct Config {
     pub sealed: Vec<RelId>,
     /// Run even a single worker on a thread of its own, so that
     /// [`Session::start_commit`] returns while the commit runs (the stepped tiers'
-    /// commits overlap) and the worker works while the caller sends the next facts
-    /// (a batch's next chunk). Otherwise one worker in this process runs on the
-    /// calling thread, which saves two thread wake-ups a commit (an edit's empty
-    /// commit ~0.21 -> ~0.13 ms).
+    /// commits overlap). Otherwise one worker in this process runs on the calling
+    /// thread, which saves two thread wake-ups a commit (an edit's empty commit
+    /// ~0.21 -> ~0.13 ms).
     pub threaded: bool,
 }
 

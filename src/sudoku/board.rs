@@ -333,9 +333,10 @@ impl Board {
             // The board adds puzzles, geometry, guesses and starts: inputs only.
             inputs_only: true,
             sealed: rels.sealed(opts.one_puzzle, opts.search),
-            // A batch's one worker on a thread of its own works while the host
-            // fills the next chunk (`sudoku_baseline -- 1`: inline ~4% slower); an
-            // editor's short commits save the two wake-ups (docs: session 58).
+            // A batch keeps its one worker on a thread: inline, `sudoku_baseline
+            // -- 1` read ~4% slower in three pairs (cause not found; a reset waits
+            // for its rebuild, so it is no overlap). An editor's short commits save
+            // the two wake-ups (docs/PERFORMANCE.md, session 58).
             threaded: opts.batch,
         };
         let mut engine = match split {
