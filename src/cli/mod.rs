@@ -66,6 +66,15 @@ fn serve(args: &args::ServeArgs) -> Result<u8, CliError> {
     Ok(0)
 }
 
+/// What a command built, left to the operating system: the process ends once the
+/// command returns, and taking its dataflows down one by one (threads joined,
+/// arrangements freed) cost a one-grid `solve` ~2.5 ms in process and ~3 ms of its
+/// ~47 ms wall (docs/PERFORMANCE.md, session 59). Only for one process: a cluster's
+/// workers are told to stop.
+fn leave_to_exit<T>(built: T) {
+    std::mem::forget(built);
+}
+
 /// The exit status for an error `main` returned: a [`CliError`]'s own, else 1.
 pub fn exit_code(e: &anyhow::Error) -> u8 {
     e.downcast_ref::<CliError>().map_or(1, CliError::exit_code)

@@ -333,11 +333,13 @@ impl Board {
             // The board adds puzzles, geometry, guesses and starts: inputs only.
             inputs_only: true,
             sealed: rels.sealed(opts.one_puzzle, opts.search),
-            // A batch keeps its one worker on a thread: inline, `sudoku_baseline
-            // -- 1` read ~4% slower in three pairs (cause not found; a reset waits
-            // for its rebuild, so it is no overlap). An editor's short commits save
-            // the two wake-ups (docs/PERFORMANCE.md, session 58).
-            threaded: opts.batch,
+            // A batch of puzzles keeps its one worker on a thread: inline,
+            // `sudoku_baseline -- 1` read ~4% slower in three pairs (cause not
+            // found; a reset waits for its rebuild, so it is no overlap). An
+            // editor's short commits save the two wake-ups, and so do the base's
+            // many small commits when the tiers are stepped (one grid: `solve
+            // hard1` ~6% faster; docs/PERFORMANCE.md, sessions 58 and 59).
+            threaded: opts.batch && split.is_none(),
         };
         let mut engine = match split {
             Some(split) if numbered => {
