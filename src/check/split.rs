@@ -49,12 +49,16 @@ pub struct TierSplit {
 /// that do not depend on it: the host gives it the input facts it gives the base (for
 /// the Sudoku rules, the geometry). It is checked the first time it is asked for
 /// ([`TierProgram::program`]): a grid that needs two tiers pays for checking two
-/// small programs, not fourteen.
+/// small programs, not fourteen, and the tiers share the sources and the items
+/// outside the block until then (not a copy each: `solve hard1` starts sooner).
 #[derive(Debug)]
 pub struct TierProgram {
     pub tier: u32,
-    sources: SourceMap,
-    ast: Ast,
+    sources: Arc<SourceMap>,
+    /// The program's items outside the block that every tier's program starts from.
+    statics: Arc<[Item]>,
+    /// This tier's items, after the statics.
+    own: Vec<Item>,
     checked: OnceLock<Result<Arc<Program>, String>>,
     /// Relations of the base's block this program reads: inputs here, fed from the
     /// base's contents (same names).
@@ -68,16 +72,16 @@ pub struct TierProgram {
 }
 
 impl TierProgram {
-    /// Tier `tier`'s program `ast` (unchecked), reading `reads` from the base and
-    /// deriving `writes` for it.
+    /// Tier `tier`'s program (unchecked): `statics`, then its `own` items, reading
+    /// `reads` from the base and deriving `writes` for it.
     fn new(
         tier: u32,
-        sources: &SourceMap,
-        ast: Ast,
+        (sources, statics): (&Arc<SourceMap>, &Arc<[Item]>),
+        own: Vec<Item>,
         reads: Vec<String>,
         writes: Vec<String>,
     ) -> TierProgram {
-        let inputs = (ast.items.iter())
+        let inputs = (statics.iter().chain(&own))
             .filter_map(|it| match it {
                 Item::Input(names) => Some(names),
                 _ => None,
@@ -89,7 +93,8 @@ impl TierProgram {
         TierProgram {
             tier,
             sources: sources.clone(),
-            ast,
+            statics: statics.clone(),
+            own,
             checked: OnceLock::new(),
             reads,
             writes,
@@ -102,7 +107,8 @@ impl TierProgram {
     pub fn program(&self) -> Result<&Arc<Program>, String> {
         self.checked
             .get_or_init(|| {
-                check(self.sources.clone(), &self.ast)
+                let items = self.statics.iter().chain(&self.own).cloned().collect();
+                check(SourceMap::clone(&self.sources), &Ast { items })
                     .map(Arc::new)
                     .map_err(|e| format!("tier {}'s program: {e}", self.tier))
             })
@@ -206,7 +212,7 @@ impl<'a> Block<'a> {
 /// Splits `ast` (which checks): `None` when no fixpoint block has rules of tier 2 and
 /// up, when more than one has, when what a higher tier derives is read outside the
 /// block but not kept by the base (no rule below tier 2 derives it), or when a tier's
-/// rules read what only another tier above 1 derives (see `tier_ast`).
+/// rules read what only another tier above 1 derives (see `tier_items`).
 pub fn split(sources: &SourceMap, ast: &Ast) -> Result<Option<TierSplit>, CheckError> {
     let tiered: Vec<usize> = (0..ast.items.len())
         .filter(|&i| match &ast.items[i] {
@@ -269,13 +275,20 @@ pub fn split(sources: &SourceMap, ast: &Ast) -> Result<Option<TierSplit>, CheckE
     tiers.sort_unstable();
     tiers.dedup();
     // What every tier's program starts from: the same for all of them.
-    let statics = outside_items(ast, at, &block, &outside);
+    let shared: (Arc<SourceMap>, Arc<[Item]>) = (
+        Arc::new(sources.clone()),
+        outside_items(ast, at, &block, &outside).into(),
+    );
     let mut out = Vec::new();
     for tier in tiers {
-        match tier_ast(&statics, &block, &computed, &writes, tier) {
-            Some((text, reads, writes)) => {
-                out.push(TierProgram::new(tier, sources, text, reads, writes))
-            }
+        match tier_items(&block, &computed, &writes, tier) {
+            Some((own, reads, writes)) => out.push(TierProgram::new(
+                tier,
+                (&shared.0, &shared.1),
+                own,
+                reads,
+                writes,
+            )),
             None => return Ok(None),
         }
     }
@@ -475,17 +488,16 @@ fn untiered(r: &Rule) -> Rule {
     }
 }
 
-/// Tier `tier`'s program (`statics` and what it adds to them), the base's relations it
+/// Tier `tier`'s own items (what its program adds to the statics), the base's relations it
 /// reads, and those it writes. `None` when it needs a relation that neither the base
 /// keeps nor it can work out (a rule of another tier above 1 derives it): stepped, it
 /// would never see what that tier finds.
-fn tier_ast(
-    statics: &[Item],
+fn tier_items(
     block: &Block,
     computed: &BTreeSet<&str>,
     writes: &BTreeSet<&str>,
     tier: u32,
-) -> Option<(Ast, Vec<String>, Vec<String>)> {
+) -> Option<(Vec<Item>, Vec<String>, Vec<String>)> {
     let of_tier = |r: &&Rule| r.annotations.tier.map(|(t, _)| t) == Some(tier);
     let seeds: Vec<&Rule> = block
         .rules
@@ -519,7 +531,7 @@ fn tier_ast(
         }
     }
     let looping = recursive(&local, &rules);
-    let mut items = statics.to_vec();
+    let mut items = Vec::new();
     let tier_writes: BTreeSet<&str> = seeds
         .iter()
         .map(|r| r.head.relation.name.as_str())
@@ -569,7 +581,7 @@ fn tier_ast(
         }));
     }
     let names = |s: &BTreeSet<&str>| s.iter().map(|n| n.to_string()).collect();
-    Some((Ast { items }, names(&fed), names(&tier_writes)))
+    Some((items, names(&fed), names(&tier_writes)))
 }
 
 #[cfg(test)]
