@@ -69,8 +69,9 @@ fn serve(args: &args::ServeArgs) -> Result<u8, CliError> {
 /// What a command built, left to the operating system: the process ends once the
 /// command returns, and taking its dataflows down one by one (threads joined,
 /// arrangements freed) cost a one-grid `solve` ~2.5 ms in process and ~3 ms of its
-/// ~47 ms wall (docs/PERFORMANCE.md, session 59). Only for one process: a cluster's
-/// workers are told to stop.
+/// ~47 ms wall (docs/PERFORMANCE.md, session 59). `solve`, `grade`, `explain`,
+/// `hint` and `dump` do it; only for one process: a cluster's workers are told to
+/// stop.
 fn leave_to_exit<T>(built: T) {
     std::mem::forget(built);
 }
