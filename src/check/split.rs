@@ -76,7 +76,8 @@ impl TierProgram {
     /// `reads` from the base and deriving `writes` for it.
     fn new(
         tier: u32,
-        (sources, statics): (&Arc<SourceMap>, &Arc<[Item]>),
+        sources: &Arc<SourceMap>,
+        statics: &Arc<[Item]>,
         own: Vec<Item>,
         reads: Vec<String>,
         writes: Vec<String>,
@@ -275,19 +276,13 @@ pub fn split(sources: &SourceMap, ast: &Ast) -> Result<Option<TierSplit>, CheckE
     tiers.sort_unstable();
     tiers.dedup();
     // What every tier's program starts from: the same for all of them.
-    let shared: (Arc<SourceMap>, Arc<[Item]>) = (
-        Arc::new(sources.clone()),
-        outside_items(ast, at, &block, &outside).into(),
-    );
+    let shared = Arc::new(sources.clone());
+    let statics: Arc<[Item]> = outside_items(ast, at, &block, &outside).into();
     let mut out = Vec::new();
     for tier in tiers {
         match tier_items(&block, &computed, &writes, tier) {
             Some((own, reads, writes)) => out.push(TierProgram::new(
-                tier,
-                (&shared.0, &shared.1),
-                own,
-                reads,
-                writes,
+                tier, &shared, &statics, own, reads, writes,
             )),
             None => return Ok(None),
         }

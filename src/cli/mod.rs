@@ -66,14 +66,18 @@ fn serve(args: &args::ServeArgs) -> Result<u8, CliError> {
     Ok(0)
 }
 
-/// What a command built, left to the operating system: the process ends once the
-/// command returns, and taking its dataflows down one by one (threads joined,
-/// arrangements freed) cost a one-grid `solve` ~2.5 ms in process and ~3 ms of its
-/// ~47 ms wall (docs/PERFORMANCE.md, session 59). `solve`, `grade`, `explain`,
-/// `hint` and `dump` do it; only for one process: a cluster's workers are told to
-/// stop.
-fn leave_to_exit<T>(built: T) {
-    std::mem::forget(built);
+/// What a command built, left to the operating system when the command runs in one
+/// process: the process ends once the command returns, and taking its dataflows
+/// down one by one (threads joined, arrangements freed) cost a one-grid `solve`
+/// ~2.5 ms in process and ~3 ms of its ~47 ms wall (docs/PERFORMANCE.md, session
+/// 59). With several processes it is dropped instead: its workers are told to
+/// stop. `solve`, `grade`, `explain`, `hint` and `dump` end this way, after their
+/// output is written.
+fn leave_to_exit<T>(processes: usize, built: T) {
+    match processes {
+        1 => std::mem::forget(built),
+        _ => drop(built),
+    }
 }
 
 /// The exit status for an error `main` returned: a [`CliError`]'s own, else 1.

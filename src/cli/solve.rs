@@ -357,11 +357,7 @@ fn run(args: &SolveArgs, report: Report) -> Result<u8, CliError> {
         eprint!("{}", super::profile::table(&program, &costs));
     }
     tally.summarise(start);
-    // The process ends after this: one process leaves its dataflows to the
-    // operating system (a cluster's workers are told to stop).
-    if engine.processes == 1 {
-        super::leave_to_exit((board, opts, program));
-    }
+    super::leave_to_exit(engine.processes, (board, opts, program));
     Ok(if tally.failed { 1 } else { 0 })
 }
 

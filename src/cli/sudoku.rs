@@ -86,10 +86,9 @@ pub fn explain(args: &ExplainArgs) -> Result<u8, CliError> {
             writeln!(out, "Sorry - can't solve this grid.").map_err(error::stdout)?;
         }
     }
-    if engine.processes == 1 {
-        super::leave_to_exit(board);
-    }
-    finish(out, engine.prints())
+    let status = finish(out, engine.prints());
+    super::leave_to_exit(engine.processes, board);
+    status
 }
 
 /// Flushes the output of process 0; another process's output is dropped unwritten.
@@ -135,9 +134,7 @@ pub fn hint(args: &HintArgs) -> Result<u8, CliError> {
         write!(out, "{text}").map_err(error::stdout)?;
         out.flush().map_err(error::stdout)?;
     }
-    if engine.processes == 1 {
-        super::leave_to_exit(editor);
-    }
+    super::leave_to_exit(engine.processes, editor);
     Ok(0)
 }
 
@@ -163,10 +160,9 @@ pub fn dump(args: &DumpArgs) -> Result<u8, CliError> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let d = sudolog::sudoku::dump::dump(v.shape, &v.placed, &v.candidates);
     write!(out, "{d}").map_err(error::stdout)?;
-    if engine.processes == 1 {
-        super::leave_to_exit(board);
-    }
-    finish(out, engine.prints())
+    let status = finish(out, engine.prints());
+    super::leave_to_exit(engine.processes, board);
+    status
 }
 
 /// `sudolog validate PUZZLE`: the Drools lines, `Validation complete.`; exit status
