@@ -276,10 +276,10 @@ impl Stepped {
         if !changed {
             return Ok(());
         }
-        let from = self.base.symbols_ref().clone();
+        let from = self.base.symbols_ref();
         for tier in self.tiers.iter_mut().flatten().filter(|t| !t.empty) {
             if let Some(link) = tier.inputs.iter().find(|l| l.from == rel) {
-                let row = link.carry(values, &from, tier.session.symbols());
+                let row = link.carry(values, from, tier.session.symbols());
                 match on {
                     true => tier.session.insert(link.to, &row)?,
                     false => tier.session.retract(link.to, &row)?,
@@ -414,11 +414,11 @@ impl Stepped {
         if let Some(n) = &mut self.numbers {
             n.after_base(&self.base);
         }
-        let from = self.base.symbols_ref().clone();
+        let from = self.base.symbols_ref();
         for tier in self.tiers.iter_mut().flatten().filter(|t| !t.empty) {
             for c in commit.changes.iter() {
                 if let Some(link) = tier.reads.iter().find(|l| l.from == c.rel) {
-                    let row = link.carry(&c.row, &from, tier.session.symbols());
+                    let row = link.carry(&c.row, from, tier.session.symbols());
                     *tier.pending.entry((link.to, row)).or_default() += c.diff;
                     tier.stale = true;
                 }
@@ -491,11 +491,11 @@ impl Stepped {
             }
         }
         (tier.stale, tier.rescan) = (false, false);
-        let from = tier.session.symbols_ref().clone();
+        let from = tier.session.symbols_ref();
         let mut new = Vec::new();
         for (k, row) in derived {
             let (link, held) = &tier.writes[k];
-            let row = link.carry(&row, &from, self.base.symbols());
+            let row = link.carry(&row, from, self.base.symbols());
             if self.base.rows_with_prefix(*held, &row).is_empty() {
                 // What the tier reads too (`reach`) enables its other rules.
                 let enables = tier.reads.iter().any(|l| l.from == *held);
@@ -517,7 +517,7 @@ impl Stepped {
             .collect();
         // The events of what it hands over (the base derived the rest itself).
         let mut events: Vec<TierEvent> = (events.into_iter())
-            .filter_map(|e| tier_event(tier, e, &from, self.base.symbols()))
+            .filter_map(|e| tier_event(tier, e, from, self.base.symbols()))
             .filter(|(held, e)| held_new.contains(&(*held, e.head.clone())))
             .collect();
         // Numbered, a tier whose chains loop hands over what its first complete
@@ -656,16 +656,16 @@ fn load(
     base: &Session,
     shared: &HashMap<RelId, BTreeSet<Fact>>,
 ) -> Result<(), String> {
-    let from = base.symbols_ref().clone();
+    let from = base.symbols_ref();
     for link in &tier.inputs {
         for row in shared.get(&link.from).into_iter().flatten() {
-            let row = link.carry(row, &from, tier.session.symbols());
+            let row = link.carry(row, from, tier.session.symbols());
             tier.session.insert(link.to, &row)?;
         }
     }
     for link in &tier.reads {
         for (row, _) in base.contents(link.from) {
-            let row = link.carry(&row, &from, tier.session.symbols());
+            let row = link.carry(&row, from, tier.session.symbols());
             tier.session.insert(link.to, &row)?;
         }
     }
