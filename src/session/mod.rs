@@ -712,8 +712,13 @@ fn settle(added: Added, rest: Vec<Update>, changed: &mut usize) -> (Added, Vec<U
 
 impl Drop for Session {
     fn drop(&mut self) {
-        let _ = self.send(Cmd::Stop);
-        if let Workers::Threads { guards, .. } = &mut self.workers {
+        if let Workers::Threads {
+            senders, guards, ..
+        } = &mut self.workers
+        {
+            // Closed channels end the workers' command loops (after a commit
+            // still running, whose reply nobody reads).
+            senders.clear();
             let Some(g) = guards.take() else { return };
             if self.failed {
                 // The others may wait forever for the failed worker: don't join them.

@@ -34,7 +34,6 @@ pub enum Cmd {
     Rebuild,
     /// Report what each rule has cost so far.
     Profile,
-    Stop,
 }
 
 pub enum Reply {
@@ -107,12 +106,11 @@ fn panic_message(panic: Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_else(|| "unknown panic".into())
 }
 
+/// Runs commands until the session closes the channel (it drops its senders to stop
+/// the worker).
 fn serve(w: &mut Worker, job: &Job, rx: Receiver<Cmd>, tx: Sender<Reply>) {
     let mut serving = Serving::new(w, job);
     while let Ok(cmd) = rx.recv() {
-        if let Cmd::Stop = cmd {
-            break;
-        }
         if let Some(reply) = serving.handle(w, job, cmd) {
             if tx.send(reply).is_err() {
                 break;
@@ -148,7 +146,7 @@ impl Serving {
         }
     }
 
-    /// Runs one command (not `Stop`). Out: its reply (none for `Update`).
+    /// Runs one command. Out: its reply (none for `Update`).
     fn handle(&mut self, w: &mut Worker, job: &Job, cmd: Cmd) -> Option<Reply> {
         let (index, peers) = (w.index(), w.peers());
         let b = self
@@ -193,7 +191,6 @@ impl Serving {
                 merge_costs(&mut all, self.costs());
                 Reply::Profile(all)
             }
-            Cmd::Stop => unreachable!("Stop ends the loop"),
         })
     }
 }
@@ -206,7 +203,7 @@ impl Serving {
 pub struct Inline {
     /// None once dropped after a panic (forgotten: it may not drop cleanly).
     worker: Option<Worker>,
-    /// None once stopped, or after a panic, as a worker thread's would end.
+    /// None after a panic, as a worker thread's would end.
     serving: Option<Serving>,
     program: Arc<Program>,
     plan: Arc<Plan>,
@@ -244,10 +241,6 @@ impl Inline {
         let (Some(serving), Some(worker)) = (self.serving.as_mut(), self.worker.as_mut()) else {
             return Err("a worker stopped".into());
         };
-        if let Cmd::Stop = cmd {
-            self.serving = None;
-            return Ok(());
-        }
         let job = Job {
             program: &self.program,
             plan: &self.plan,
@@ -269,5 +262,12 @@ impl Inline {
     /// The oldest reply not yet taken.
     pub fn reply(&mut self) -> Option<Reply> {
         self.replies.pop_front()
+    }
+}
+
+impl Drop for Inline {
+    /// The dataflow goes before the worker that runs it.
+    fn drop(&mut self) {
+        drop(self.serving.take());
     }
 }
