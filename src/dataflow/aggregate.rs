@@ -49,6 +49,9 @@ pub struct AggSpec<'a> {
     pub streamed: bool,
     /// The view whose singles the count hands on, in [`Env::lone`].
     pub lone: Option<RelId>,
+    /// A count reported as `min(n, cap)` where a reduce yields it (see
+    /// [`crate::plan::caps`]): its output then changes only when that does.
+    pub cap: Option<Value>,
 }
 
 /// A pipeline's scan: the rows of `rel` that pass `filter`, projected by `out`.
@@ -214,6 +217,7 @@ where
             finish(&g, &row(&[v as Value]))
         });
     }
+    let cap = spec.cap;
     let keyed = rows
         .map(move |r| (project(&bg, &r), Some(value(&r))))
         .concat(groups.map(|g| (g, None)));
@@ -231,8 +235,12 @@ where
                         sum += *x as Diff * d;
                     }
                 }
-                let v = if count { n } else { sum };
-                output.push((row(&[v as Value]), 1));
+                let v = if count {
+                    capped(n as Value, cap)
+                } else {
+                    sum as Value
+                };
+                output.push((row(&[v]), 1));
             },
         )
         .flat_map(move |(g, v)| finish(&g, &v))
@@ -259,7 +267,8 @@ where
     let own = spec.func == AggFunc::Count && its_own;
     if let Some(view) = spec.lone {
         let arity = env.arities[d.rel];
-        let (counts, singles) = count_with_singles(rel, (!own).then(groups), d, arity, finish);
+        let marks = (!own).then(groups);
+        let (counts, singles) = count_with_singles(rel, marks, d, (arity, spec.cap), finish);
         env.lone.insert(view, singles);
         return counts;
     }
@@ -363,12 +372,12 @@ fn single_row<const W: usize>(
 /// no markers). Where time is totally ordered, each row's weight carries that column
 /// beside its 1 (a pair of weights), so the sum of a group of one row is its row's
 /// column; elsewhere one reduce per group yields its count and, for a count of 1,
-/// that column.
+/// that column (and the count capped at `cap`, when given).
 fn count_with_singles<'s, T: Time, const W: usize, O, F>(
     rel: Collection<'s, T, Wide<W>>,
     marks: Option<Collection<'s, T, Wide<W>>>,
     d: Direct,
-    arity: usize,
+    (arity, cap): (usize, Option<Value>),
     finish: F,
 ) -> (Collection<'s, T, O>, Collection<'s, T, Wide<W>>)
 where
@@ -406,7 +415,7 @@ where
                 (1, Some((v, _))) => v.unwrap_or(0),
                 _ => 0,
             };
-            output.push(((n as Value, one), 1));
+            output.push(((capped(n as Value, cap), one), 1));
         },
     );
     let counts = counted
@@ -460,7 +469,7 @@ fn reduce_values<'s, T: Time, const W: usize>(
 where
     Wide<W>: ExchangeData,
 {
-    let (func, target) = (spec.func, spec.target.clone());
+    let (func, target, cap) = (spec.func, spec.target.clone(), spec.cap);
     keyed.reduce_named(
         "Aggregate",
         move |_k, input: &[(&Option<Wide<W>>, Diff)], output| {
@@ -472,7 +481,7 @@ where
                 .filter(|(v, d)| v.is_some() && *d > 0)
                 .map(|(v, _)| v.unwrap());
             let value = match func {
-                AggFunc::Count => Some(matches.count() as Value),
+                AggFunc::Count => Some(capped(matches.count() as Value, cap)),
                 AggFunc::Sum => Some(
                     matches
                         .filter_map(|r| target.as_ref().unwrap().eval(&r))
@@ -490,4 +499,10 @@ where
             }
         },
     )
+}
+
+/// A count as a capped reduce reports it: `min(n, cap)`, or `n` without a cap.
+#[inline]
+fn capped(n: Value, cap: Option<Value>) -> Value {
+    cap.map_or(n, |c| n.min(c))
 }

@@ -201,6 +201,7 @@ where
             env.profile.clone(),
             env.symbols.clone(),
         );
+        ienv.caps = env.caps.clone();
         for (rel, cols, arr) in outer_rows {
             ienv.enter_rows(rel, &cols, arr.enter(inner));
         }

@@ -9,6 +9,7 @@
 //! relation with that filter and join on those columns.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use differential_dataflow::consolidation::ConsolidatingContainerBuilder;
 use differential_dataflow::operators::arrange::{Arranged, TraceAgent};
@@ -73,6 +74,10 @@ pub struct Env<'s, T: Time, const W: usize> {
     /// Each count view's groups of one row, as rows of the counted relation
     /// ([`Source::Lone`]).
     pub lone: HashMap<RelId, Collection<'s, T, Wide<W>>>,
+    /// Per rule index: the cap of the count it defines ([`crate::plan::caps`]).
+    pub caps: Rc<HashMap<usize, Value>>,
+    /// The cap of the count of the rule being rendered, taken by its aggregate.
+    cap: Option<Value>,
 }
 
 impl<'s, T: Time, const W: usize> Env<'s, T, W>
@@ -96,6 +101,8 @@ where
             profile,
             symbols,
             lone: HashMap::new(),
+            caps: Rc::default(),
+            cap: None,
         }
     }
 
@@ -626,6 +633,7 @@ where
         body_set: *body_set,
         streamed: *streamed,
         lone: *lone,
+        cap: env.cap.take(),
     };
     let out = out.clone();
     if whole {
@@ -873,7 +881,9 @@ where
     Wide<W>: ExchangeData,
 {
     let first = env.next_operator();
+    env.cap = env.caps.get(&rp.rule).copied();
     let (mut heads, explained) = render_rule_body(env, rp, tag);
+    env.cap = None;
     if let Some(profile) = env.profile.clone() {
         let (rule, cell) = (rp.rule, profile.clone());
         heads = heads.inspect(move |(_, t, d)| cell.borrow_mut().derived(rule, t.round(), *d));

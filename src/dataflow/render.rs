@@ -19,7 +19,8 @@ use super::profile::{Charge, ProfileCell};
 use super::row::{rewiden, row, Row, Wide};
 use super::sorted::Facts;
 use super::time::{arrange_keys, Epoch, Time};
-use crate::check::ir::{Program, RelId};
+use crate::check::ir::{Program, RelId, Value};
+use crate::plan::caps::{self, count_caps};
 use crate::plan::{Plan, RulePlan, StratumPlan};
 
 /// A view's rows as they leave its block, consolidated. In: every round's changes of
@@ -404,6 +405,25 @@ fn needed_strata(plan: &Plan, observe: &dyn Fn(RelId) -> bool) -> Rendered {
     out
 }
 
+/// The counts the rendered rules may cap (see [`crate::plan::caps`]).
+fn rendered_caps(
+    program: &Program,
+    plan: &Plan,
+    rendered: &Rendered,
+    outputs: &Outputs,
+) -> HashMap<usize, Value> {
+    let rules: HashSet<usize> = (plan.strata.iter().zip(&rendered.needed))
+        .filter(|(_, needed)| **needed)
+        .flat_map(|(s, _)| s.rules().into_iter().map(|rp| rp.rule))
+        .collect();
+    count_caps(&caps::Rendered {
+        program,
+        rule: &|i| rules.contains(&i),
+        observed: &|r| outputs.observes(r),
+        explain: plan.explain,
+    })
+}
+
 /// The relations the rules of stratum `s` read (with repeats).
 fn stratum_reads(s: &StratumPlan) -> Vec<RelId> {
     let mut out = Vec::new();
@@ -525,6 +545,7 @@ where
         outs: Vec::new(),
         probed: Vec::new(),
     };
+    top.env.caps = Rc::new(rendered_caps(program, plan, &top.rendered, outputs));
     for (i, stratum) in plan.strata.iter().enumerate() {
         if !top.rendered.needed[i] {
             continue;

@@ -9,6 +9,7 @@
 //! timely or differential dataflow; `dataflow::render` turns it into operators, and
 //! `sudolog check` prints it.
 
+pub mod caps;
 mod display;
 mod lone;
 

@@ -839,6 +839,118 @@ fn views_subtracted_by_whole_rows() {
     );
 }
 
+/// Counts reported as `min(n, 2)` where every reading tells apart only 0, 1 and more
+/// (`sudolog::plan::caps`): `nopt` and `nspot` are read as constants inside the block
+/// and, after it, through `options` (`n > 1`), itself read only as `_`; none of them
+/// is observed. Incremental sessions (1 and 2 workers) edited so that counts cross
+/// the cap both ways (a cell's options going 1 -> 3 -> 0 -> 2 ...): after every commit,
+/// what they observe equals the reference's on the same facts. The plan is checked
+/// to cap both counts, so the test cannot pass by not capping.
+#[test]
+fn capped_counts_under_edits() {
+    let p = program(
+        ".decl cand(k: number, c: number, v: number)\n\
+         .decl in(k: number, c: number, g: number)\n.decl unit(k: number, g: number)\n\
+         .input cand, in, unit\n\
+         .fixpoint key 0 {\n\
+           .decl set(k: number, c: number, v: number)\n\
+           .view out(k: number, c: number, v: number)\n\
+           .view opt(k: number, c: number, v: number)\n\
+           .view spot(k: number, g: number, v: number, c: number)\n\
+           .view nopt(k: number, c: number, n: number)\n\
+           .view nspot(k: number, g: number, v: number, n: number)\n\
+           .view dead(k: number)\n\
+           out(k, d, v) :- set(k, c, v), in(k, c, g), in(k, d, g), d != c.\n\
+           opt(k, c, v) :- cand(k, c, v), !out(k, c, v).\n\
+           nopt(k, c, n) :- cand(k, c, _), n = count : { opt(k, c, _) }.\n\
+           spot(k, g, v, c) :- in(k, c, g), opt(k, c, v).\n\
+           nspot(k, g, v, n) :- unit(k, g), cand(k, _, v), n = count : { spot(k, g, v, _) }.\n\
+           dead(k) :- nopt(k, _, 0).\n\
+           dead(k) :- nspot(k, _, _, 0).\n\
+           set(k, c, v) :- nopt(k, c, 1), opt(k, c, v), !dead(k).\n\
+           set(k, c, v) :- nspot(k, g, v, 1), spot(k, g, v, c), !dead(k).\n\
+         }\n\
+         .decl options(k: number, c: number, n: number)\n\
+         options(k, c, n) :- nopt(k, c, n), n > 1.\n\
+         .decl open(k: number)\n\
+         open(k) :- options(k, _, _).\n",
+    );
+    let seen: Vec<RelId> = ["set", "dead", "open"]
+        .iter()
+        .map(|n| p.relation(n).unwrap())
+        .collect();
+    let caps = sudolog::plan::caps::count_caps(&sudolog::plan::caps::Rendered {
+        program: &p,
+        rule: &|_| true,
+        observed: &|r| seen.contains(&r),
+        explain: false,
+    });
+    let capped: Vec<&str> = (caps.keys())
+        .map(|i| p.relations[p.rules[*i].head].name.as_str())
+        .collect();
+    assert!(caps.values().all(|&c| c == 2), "{caps:?}");
+    assert_eq!((capped.len(), capped.contains(&"nopt")), (2, true));
+    // A 2x2 square (rows 1, 2; columns 3, 4), every cell with values 1 to 3 in play.
+    let mut base: Vec<(&str, Vec<Value>)> = Vec::new();
+    for (c, g) in [
+        (1, 1),
+        (2, 1),
+        (3, 2),
+        (4, 2),
+        (1, 3),
+        (3, 3),
+        (2, 4),
+        (4, 4),
+    ] {
+        base.push(("in", vec![1, c, g]));
+    }
+    for g in 1..=4 {
+        base.push(("unit", vec![1, g]));
+    }
+    let pool: Vec<Vec<Value>> = (1..=4)
+        .flat_map(|c| (1..=3).map(move |v| vec![1, c, v]))
+        .collect();
+    let cand = p.relation("cand").unwrap();
+    let list: Vec<(&str, &[Value])> = base.iter().map(|(r, t)| (*r, t.as_slice())).collect();
+    let fixed = facts(&p, &list);
+    for workers in [1, 2] {
+        let config = sudolog::session::Config {
+            observe: sudolog::session::Observe::Relations(seen.clone()),
+            ..eng::config(workers, false)
+        };
+        let mut s = eng::committed(&p, &fixed, config);
+        let mut on = vec![false; pool.len()];
+        let mut rng = Rng::new(7);
+        for step in 0..60 {
+            // One to three facts toggled per commit.
+            for _ in 0..1 + rng.below(3) {
+                let i = rng.below(pool.len());
+                on[i] = !on[i];
+                match on[i] {
+                    true => s.insert(cand, &pool[i]).unwrap(),
+                    false => s.retract(cand, &pool[i]).unwrap(),
+                }
+            }
+            s.commit().unwrap();
+            let mut inputs = fixed.clone();
+            inputs.extend(
+                (0..pool.len())
+                    .filter(|&i| on[i])
+                    .map(|i| (cand, pool[i].clone())),
+            );
+            let expected = eng::run_naive(&p, &inputs, false);
+            for &rel in &seen {
+                let got: Vec<_> = s.contents(rel).into_iter().collect();
+                let want: Vec<_> = expected.contents[rel].clone().into_iter().collect();
+                assert_eq!(
+                    got, want,
+                    "{workers} worker(s), commit {step}, relation {rel}"
+                );
+            }
+        }
+    }
+}
+
 /// Relations of the maximum arity and rules that hold eight variables at once; a rule
 /// that would need nine is refused when the session is planned.
 #[test]
