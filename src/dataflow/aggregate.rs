@@ -387,6 +387,9 @@ where
 {
     let (extra, single) = single_row::<W>(&d, arity);
     let own = marks.is_none();
+    // A count that hands on its singles is read at 1: capped, at 2 at least, so that
+    // a count of 1 stays told apart from more.
+    let cap = cap.map(|c| c.max(2));
     if T::TOTAL {
         let weigh = move |r: Wide<W>| d.apply(&r).map(|(g, _)| (g, r[extra] as isize));
         let sums = weighed(rel, marks, weigh);

@@ -476,7 +476,7 @@ fn profile_row(err: &str, label: &str) -> Vec<String> {
 /// `bench edit --profile`: after the edits' figures, one line per rule of the
 /// session's program on stderr, over the whole session (the sample's first load
 /// included). `singles.dl` solves the Drools samples by singles, so its placement
-/// rules derive in rounds after the first, and `eliminated@42` (a placement's peers)
+/// rules derive in rounds after the first, and `eliminated@46` (a placement's peers)
 /// fires from round 1 on, never in round 0 (nothing is placed before it).
 #[test]
 fn bench_edit_profile_reports_the_sessions_rules() {
@@ -495,12 +495,12 @@ fn bench_edit_profile_reports_the_sessions_rules() {
     assert!(r.out.contains("over 12 edits"), "{}", r.out);
     let row = |label: &str| profile_row(&r.err, label);
     // Columns: rule, label, derived, rounds, first-last, operators, ms, share.
-    for label in ["placed@52", "placed@53", "eliminated@42"] {
+    for label in ["placed@56", "placed@57", "eliminated@46"] {
         let cols = row(label);
         assert!(cols[2].parse::<i64>().unwrap() > 0, "{label}: {}", r.err);
         assert!(cols[5].parse::<usize>().unwrap() > 0, "{label}: {}", r.err);
     }
-    let first = row("eliminated@42")[4]
+    let first = row("eliminated@46")[4]
         .split('-')
         .next()
         .unwrap()
