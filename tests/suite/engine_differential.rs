@@ -513,15 +513,9 @@ fn aggregates_streamed_from_their_bodies() {
     assert_eq!(left, [&vec![1, 12], &vec![2, 0], &vec![3, 0]]);
 }
 
-/// Singles read from their count (`set(k, c, v) :- nopt(k, c, 1), opt(k, c, v)`):
-/// the plan drops the join back and the count hands on its groups of one row. Groups
-/// asked for several times over (`cand` has a row per value), a single blocked by a
-/// contradiction, singles that follow in later rounds, a clash that empties two
-/// cells. Both renderings, 1 and 2 workers, agree with the reference.
-#[test]
-fn singles_read_from_their_count() {
-    let p = program(
-        ".decl cand(k: number, c: number, v: number)\n\
+/// Singles in a block, read from their counts (`nopt`, `nspot`); a contradiction
+/// (`dead`) stops them.
+const SINGLES_BLOCK: &str = ".decl cand(k: number, c: number, v: number)\n\
          .decl in(k: number, c: number, g: number)\n.decl unit(k: number, g: number)\n\
          .input cand, in, unit\n\
          .fixpoint key 0 {\n\
@@ -540,8 +534,16 @@ fn singles_read_from_their_count() {
            dead(k) :- nopt(k, _, 0).\n\
            set(k, c, v) :- nopt(k, c, 1), opt(k, c, v), !dead(k).\n\
            set(k, c, v) :- nspot(k, g, v, 1), spot(k, g, v, c), !dead(k).\n\
-         }\n",
-    );
+         }\n";
+
+/// Singles read from their count (`set(k, c, v) :- nopt(k, c, 1), opt(k, c, v)`):
+/// the plan drops the join back and the count hands on its groups of one row. Groups
+/// asked for several times over (`cand` has a row per value), a single blocked by a
+/// contradiction, singles that follow in later rounds, a clash that empties two
+/// cells. Both renderings, 1 and 2 workers, agree with the reference.
+#[test]
+fn singles_read_from_their_count() {
+    let p = program(SINGLES_BLOCK);
     let mut list: Vec<(&str, Vec<Value>)> = Vec::new();
     // Instance 1: a 2x2 square (rows 1, 2; columns 3, 4) with cell 1 given 1: 2 has
     // one place left in row 1 and in column 3 (hidden singles, round 1), then cell 4
@@ -841,40 +843,20 @@ fn views_subtracted_by_whole_rows() {
 
 /// Counts reported as `min(n, 2)` where every reading tells apart only 0, 1 and more
 /// (`sudolog::plan::caps`): `nopt` and `nspot` are read as constants inside the block
-/// and, after it, through `options` (`n > 1`), itself read only as `_`; none of them
-/// is observed. Incremental sessions (1 and 2 workers) edited so that counts cross
+/// ([`SINGLES_BLOCK`]), and `nopt` after it through `options` (`n > 1`), itself read
+/// only as `_`; none of them is observed. Incremental sessions (1 and 2 workers) edited so that counts cross
 /// the cap both ways (a cell's options going 1 -> 3 -> 0 -> 2 ...): after every commit,
 /// what they observe equals the reference's on the same facts. The plan is checked
 /// to cap both counts, so the test cannot pass by not capping.
 #[test]
 fn capped_counts_under_edits() {
-    let p = program(
-        ".decl cand(k: number, c: number, v: number)\n\
-         .decl in(k: number, c: number, g: number)\n.decl unit(k: number, g: number)\n\
-         .input cand, in, unit\n\
-         .fixpoint key 0 {\n\
-           .decl set(k: number, c: number, v: number)\n\
-           .view out(k: number, c: number, v: number)\n\
-           .view opt(k: number, c: number, v: number)\n\
-           .view spot(k: number, g: number, v: number, c: number)\n\
-           .view nopt(k: number, c: number, n: number)\n\
-           .view nspot(k: number, g: number, v: number, n: number)\n\
-           .view dead(k: number)\n\
-           out(k, d, v) :- set(k, c, v), in(k, c, g), in(k, d, g), d != c.\n\
-           opt(k, c, v) :- cand(k, c, v), !out(k, c, v).\n\
-           nopt(k, c, n) :- cand(k, c, _), n = count : { opt(k, c, _) }.\n\
-           spot(k, g, v, c) :- in(k, c, g), opt(k, c, v).\n\
-           nspot(k, g, v, n) :- unit(k, g), cand(k, _, v), n = count : { spot(k, g, v, _) }.\n\
-           dead(k) :- nopt(k, _, 0).\n\
-           dead(k) :- nspot(k, _, _, 0).\n\
-           set(k, c, v) :- nopt(k, c, 1), opt(k, c, v), !dead(k).\n\
-           set(k, c, v) :- nspot(k, g, v, 1), spot(k, g, v, c), !dead(k).\n\
-         }\n\
+    let p = program(&format!(
+        "{SINGLES_BLOCK}\
          .decl options(k: number, c: number, n: number)\n\
          options(k, c, n) :- nopt(k, c, n), n > 1.\n\
          .decl open(k: number)\n\
-         open(k) :- options(k, _, _).\n",
-    );
+         open(k) :- options(k, _, _).\n"
+    ));
     let seen: Vec<RelId> = ["set", "dead", "open"]
         .iter()
         .map(|n| p.relation(n).unwrap())
