@@ -536,6 +536,25 @@ const SINGLES_BLOCK: &str = ".decl cand(k: number, c: number, v: number)\n\
            set(k, c, v) :- nspot(k, g, v, 1), spot(k, g, v, c), !dead(k).\n\
          }\n";
 
+/// Instance `k`'s geometry for [`SINGLES_BLOCK`]: a 2x2 square of cells 1 to 4, rows
+/// 1 and 2, columns 3 and 4 (`in` and `unit` facts).
+fn square(k: Value) -> Vec<(&'static str, Vec<Value>)> {
+    let cells = [
+        (1, 1),
+        (2, 1),
+        (3, 2),
+        (4, 2),
+        (1, 3),
+        (3, 3),
+        (2, 4),
+        (4, 4),
+    ];
+    let mut out: Vec<(&str, Vec<Value>)> =
+        cells.iter().map(|&(c, g)| ("in", vec![k, c, g])).collect();
+    out.extend((1..=4).map(|g| ("unit", vec![k, g])));
+    out
+}
+
 /// Singles read from their count (`set(k, c, v) :- nopt(k, c, 1), opt(k, c, v)`):
 /// the plan drops the join back and the count hands on its groups of one row. Groups
 /// asked for several times over (`cand` has a row per value), a single blocked by a
@@ -550,21 +569,7 @@ fn singles_read_from_their_count() {
     // one value (round 2).
     // Instance 2: two cells of one group that both can only be 5.
     // Instance 3: two cells, two values, nothing to single out.
-    for (c, g) in [
-        (1, 1),
-        (2, 1),
-        (3, 2),
-        (4, 2),
-        (1, 3),
-        (3, 3),
-        (2, 4),
-        (4, 4),
-    ] {
-        list.push(("in", vec![1, c, g]));
-    }
-    for g in 1..=4 {
-        list.push(("unit", vec![1, g]));
-    }
+    list.extend(square(1));
     list.push(("cand", vec![1, 1, 1]));
     for c in 2..=4 {
         list.extend([("cand", vec![1, c, 1]), ("cand", vec![1, c, 2])]);
@@ -873,22 +878,7 @@ fn capped_counts_under_edits() {
     assert!(caps.values().all(|&c| c == 2), "{caps:?}");
     assert_eq!((capped.len(), capped.contains(&"nopt")), (2, true));
     // A 2x2 square (rows 1, 2; columns 3, 4), every cell with values 1 to 3 in play.
-    let mut base: Vec<(&str, Vec<Value>)> = Vec::new();
-    for (c, g) in [
-        (1, 1),
-        (2, 1),
-        (3, 2),
-        (4, 2),
-        (1, 3),
-        (3, 3),
-        (2, 4),
-        (4, 4),
-    ] {
-        base.push(("in", vec![1, c, g]));
-    }
-    for g in 1..=4 {
-        base.push(("unit", vec![1, g]));
-    }
+    let base = square(1);
     let pool: Vec<Vec<Value>> = (1..=4)
         .flat_map(|c| (1..=3).map(move |v| vec![1, c, v]))
         .collect();
