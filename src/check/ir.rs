@@ -202,6 +202,43 @@ pub enum Literal {
     },
 }
 
+impl Literal {
+    /// Appends the variables the literal mentions that `out` does not hold yet (for an
+    /// aggregate: its result, target and body, whose variables include its group).
+    pub fn vars(&self, out: &mut Vec<VarId>) {
+        let push = |v: &VarId, out: &mut Vec<VarId>| {
+            if !out.contains(v) {
+                out.push(*v)
+            }
+        };
+        match self {
+            Literal::Atom { args, .. } | Literal::Neg { args, .. } => {
+                for t in args {
+                    if let Term::Var(v) = t {
+                        push(v, out);
+                    }
+                }
+            }
+            Literal::Cmp { lhs, rhs, .. } => {
+                lhs.vars(out);
+                rhs.vars(out);
+            }
+            Literal::Agg {
+                result,
+                target,
+                body,
+                ..
+            } => {
+                push(result, out);
+                if let Some(t) = target {
+                    t.vars(out);
+                }
+                body.iter().for_each(|l| l.vars(out));
+            }
+        }
+    }
+}
+
 /// `@explain` template, split into text and variable references.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Piece {

@@ -1020,40 +1020,6 @@ impl RuleChecker<'_, '_> {
     }
 }
 
-/// Variables a literal mentions (for an aggregate: its result, target and body).
-fn literal_vars(l: &Literal, out: &mut Vec<VarId>) {
-    let term = |t: &Term, out: &mut Vec<VarId>| {
-        if let Term::Var(v) = t {
-            if !out.contains(v) {
-                out.push(*v)
-            }
-        }
-    };
-    match l {
-        Literal::Atom { args, .. } | Literal::Neg { args, .. } => {
-            args.iter().for_each(|t| term(t, out))
-        }
-        Literal::Cmp { lhs, rhs, .. } => {
-            lhs.vars(out);
-            rhs.vars(out);
-        }
-        Literal::Agg {
-            result,
-            target,
-            body,
-            ..
-        } => {
-            if !out.contains(result) {
-                out.push(*result);
-            }
-            if let Some(t) = target {
-                t.vars(out);
-            }
-            body.iter().for_each(|l| literal_vars(l, out));
-        }
-    }
-}
-
 /// Variables a literal shares with the rest of its rule: for an aggregate only its
 /// result (its target and body are its own scope).
 fn outer_vars(l: &Literal, out: &mut Vec<VarId>) {
@@ -1063,7 +1029,7 @@ fn outer_vars(l: &Literal, out: &mut Vec<VarId>) {
                 out.push(*result);
             }
         }
-        _ => literal_vars(l, out),
+        _ => l.vars(out),
     }
 }
 
@@ -1101,7 +1067,7 @@ fn set_groups(
             if let Some(t) = target {
                 t.vars(&mut mine);
             }
-            inner.iter().for_each(|l| literal_vars(l, &mut mine));
+            inner.iter().for_each(|l| l.vars(&mut mine));
             let (shared, local): (Vec<VarId>, Vec<VarId>) =
                 mine.into_iter().partition(|v| others.contains(v));
             *group = shared;
@@ -1278,7 +1244,7 @@ fn check_bound(body: &[Literal], bound: &mut [bool]) -> Result<(), (usize, &'sta
     let mut vs = Vec::new();
     match &body[i] {
         Literal::Neg { .. } => {
-            literal_vars(&body[i], &mut vs);
+            body[i].vars(&mut vs);
             Err((i, "a negation", unbound(vs, bound).unwrap_or(0)))
         }
         Literal::Cmp { lhs, rhs, .. } => {

@@ -268,7 +268,7 @@ where
     if let Some(view) = spec.lone {
         let arity = env.arities[d.rel];
         let marks = (!own).then(groups);
-        let (counts, singles) = count_with_singles(rel, marks, d, (arity, spec.cap), finish);
+        let (counts, singles) = count_with_singles(rel, marks, d, arity, spec.cap, finish);
         env.lone.insert(view, singles);
         return counts;
     }
@@ -377,7 +377,8 @@ fn count_with_singles<'s, T: Time, const W: usize, O, F>(
     rel: Collection<'s, T, Wide<W>>,
     marks: Option<Collection<'s, T, Wide<W>>>,
     d: Direct,
-    (arity, cap): (usize, Option<Value>),
+    arity: usize,
+    cap: Option<Value>,
     finish: F,
 ) -> (Collection<'s, T, O>, Collection<'s, T, Wide<W>>)
 where

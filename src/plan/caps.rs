@@ -59,7 +59,7 @@ pub fn count_caps(r: &Rendered<'_>) -> HashMap<usize, Value> {
             }
         }
         if let Some(c) = cap {
-            caps.insert(i, c.max(1));
+            caps.insert(i, c);
         }
     }
     caps
@@ -171,31 +171,9 @@ fn atoms_of<'a>(body: &'a [Literal], inside: bool, out: &mut Vec<(bool, RelId, &
 
 /// Whether literal `l` mentions variable `x` (anywhere, aggregates' insides too).
 fn mentions(l: &Literal, x: VarId) -> bool {
-    match l {
-        Literal::Atom { args, .. } | Literal::Neg { args, .. } => args.contains(&Term::Var(x)),
-        Literal::Cmp { lhs, rhs, .. } => {
-            let mut vs = Vec::new();
-            lhs.vars(&mut vs);
-            rhs.vars(&mut vs);
-            vs.contains(&x)
-        }
-        Literal::Agg {
-            result,
-            target,
-            body,
-            group,
-            ..
-        } => {
-            let mut vs = Vec::new();
-            if let Some(t) = target {
-                t.vars(&mut vs);
-            }
-            *result == x
-                || group.contains(&x)
-                || vs.contains(&x)
-                || body.iter().any(|b| mentions(b, x))
-        }
-    }
+    let mut vs = Vec::new();
+    l.vars(&mut vs);
+    vs.contains(&x)
 }
 
 /// The larger demand (`None`, the exact value, is the largest).
