@@ -458,10 +458,28 @@ where
     let least = least_value(new_by_instance, "LeastTier")
         .map(move |(i, t)| instance_tier(&i, t[0], key.is_some()))
         .arrange_by_self();
+    // A new fact of the lowest tier is always allowed (no tier is less): only the
+    // others are looked up in `least`. That join keys every new fact of a tier by
+    // its instance, so each change of the instance's least tier replays the
+    // relation's history at that key: leave out what needs no lookup.
+    let lowest = spec.tiers[0];
     for (s, n) in new {
-        let ok = n
-            .map(move |(r, t)| (instance_tier(&instance(&r), t[0], key.is_some()), (r, t)))
-            .join_core(least.clone(), |_k, rt, &()| Some(*rt));
+        let low = heads.contains_key(&(s, lowest));
+        let high = spec.tiers[1..].iter().any(|&t| heads.contains_key(&(s, t)));
+        let least = least.clone();
+        let lookup = move |n: Tagged<'i, R, W>| {
+            n.map(move |(r, t)| (instance_tier(&instance(&r), t[0], key.is_some()), (r, t)))
+                .join_core(least, |_k, rt, &()| Some(*rt))
+        };
+        let ok = match (low, high) {
+            (_, false) => n,
+            (false, true) => lookup(n),
+            (true, true) => {
+                let l = lowest as Value;
+                let above = n.clone().filter(move |(_, t)| t[0] != l);
+                n.filter(move |(_, t)| t[0] == l).concat(lookup(above))
+            }
+        };
         additions
             .entry(s)
             .or_default()
