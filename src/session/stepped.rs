@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use super::change::ChangeList;
 use super::rounds::Numbers;
-use super::{Commit, Config, Event, Observe, Session};
+use super::{merge_costs, Charge, Commit, Config, Cost, Event, Observe, Session};
 use crate::check::ir::{Program, RelId, Symbols, Type, Value};
 use crate::check::split::{TierProgram, TierSplit, HOST_INPUT};
 
@@ -250,6 +250,26 @@ impl Stepped {
     /// Tier dataflows stepped so far.
     pub fn steps(&self) -> usize {
         self.steps
+    }
+
+    /// What the base's and the tiers' dataflows have cost so far (each session's
+    /// [`Config::profile`]), charged to the pieces of `original` (the program
+    /// split): a rule to the rule it copies (same span), a relation to the relation
+    /// of its name (a host input `R__stepped` to `R`), a block to `original`'s
+    /// block, the rest to the rest. A tier's rounds are its own loop's, not the
+    /// block's: only the base's rules keep theirs.
+    pub fn profile(&mut self, original: &Program) -> Result<Vec<Cost>, String> {
+        let mut all = Vec::new();
+        let base = self.base.profile()?;
+        merge_costs(&mut all, charged(base, self.base.program(), original, true));
+        for tier in self.tiers.iter_mut().flatten() {
+            tier.settle()?;
+            let costs = tier.session.profile()?;
+            let program = tier.session.program().clone();
+            merge_costs(&mut all, charged(costs, &program, original, false));
+        }
+        all.sort_by_key(|c| c.charge);
+        Ok(all)
     }
 
     /// Adds an input fact of the base (and of the tiers that take that input).
@@ -672,6 +692,39 @@ fn load(
     tier.pending.clear();
     tier.empty = false;
     Ok(())
+}
+
+/// `costs` of a dataflow of `program` (the base or a tier's) charged to `original`'s
+/// pieces (see [`Stepped::profile`]); a rule `original` lacks (the base's copy of a
+/// host input) is charged to its head relation. `rounds`: keep the rules' rounds.
+fn charged(costs: Vec<Cost>, program: &Program, original: &Program, rounds: bool) -> Vec<Cost> {
+    let relation = |r: RelId| {
+        let name = &program.relations[r].name;
+        let name = name.strip_suffix(HOST_INPUT).unwrap_or(name);
+        original
+            .relation(name)
+            .map_or(Charge::Rest, Charge::Relation)
+    };
+    let block =
+        (original.blocks.iter().position(|b| b.explicit)).map_or(Charge::Rest, Charge::Block);
+    let mut out = Vec::new();
+    for mut c in costs {
+        c.charge = match c.charge {
+            Charge::Rule(i) => {
+                let rule = &program.rules[i];
+                let copied = original.rules.iter().position(|o| o.span == rule.span);
+                if !rounds || copied.is_none() {
+                    c.rounds.clear();
+                }
+                copied.map_or_else(|| relation(rule.head), Charge::Rule)
+            }
+            Charge::Relation(r) => relation(r),
+            Charge::Block(_) => block,
+            Charge::Rest => Charge::Rest,
+        };
+        merge_costs(&mut out, vec![c]);
+    }
+    out
 }
 
 /// One commit's worth of several: their changes listed together (consolidated),

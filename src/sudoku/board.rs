@@ -101,11 +101,13 @@ pub struct Options {
     /// The same rules split by tier ([`crate::check::split`]): the board then runs
     /// the base and steps the tiers from the host ([`Stepped`]), so that a grid
     /// pays only for the tiers it needs, when nothing asks for what only one
-    /// fixpoint block gives: a round limit (`max_rounds`), a profile, processes of
-    /// their own (`timely_args`), or rounds (`eliminations`) and explanations for
+    /// fixpoint block gives: a round limit (`max_rounds`), a profile of a board
+    /// that numbers nothing (its costs could not name the tiers' rules), processes
+    /// of their own (`timely_args`), or rounds (`eliminations`) and explanations for
     /// more than one puzzle. A board of `one_puzzle` (an editor's) has its rounds
     /// and explanations numbered across the steps as one block numbers them
-    /// ([`Stepped::numbered`]).
+    /// ([`Stepped::numbered`]), and its profile charges the base's and the tiers'
+    /// costs to the program split ([`Stepped::profile`]).
     pub stepped: Option<Arc<TierSplit>>,
 }
 
@@ -114,7 +116,7 @@ impl Options {
     fn split(&self) -> Option<Arc<TierSplit>> {
         let whole = (self.numbered() && !self.one_puzzle)
             || self.max_rounds.is_some()
-            || self.profile
+            || (self.profile && !self.numbered())
             || !self.timely_args.is_empty();
         self.stepped.clone().filter(|_| !whole)
     }
@@ -150,10 +152,12 @@ impl Engine {
             Engine::Stepped(s) => s.reset(),
         }
     }
-    fn profile(&mut self) -> Result<Vec<crate::session::Cost>, String> {
+    /// Costs charged to `program`'s pieces (the board's: with the tiers stepped and
+    /// numbered, the program split).
+    fn profile(&mut self, program: &Program) -> Result<Vec<crate::session::Cost>, String> {
         match self {
             Engine::Block(s) => s.profile(),
-            Engine::Stepped(_) => Ok(Vec::new()),
+            Engine::Stepped(s) => s.profile(program),
         }
     }
     fn symbols(&mut self) -> &mut crate::check::ir::Symbols {
@@ -368,7 +372,7 @@ impl Board {
     /// Per rule, relation and block, what it has cost so far (empty unless
     /// `Options::profile`).
     pub fn profile(&mut self) -> Result<Vec<crate::session::Cost>, String> {
-        self.engine.profile()
+        self.engine.profile(&self.program)
     }
     /// The session whose contents the board reads (with tiers stepped, the base's).
     pub fn session(&self) -> &Session {

@@ -473,6 +473,42 @@ fn profile_row(err: &str, label: &str) -> Vec<String> {
         .unwrap_or_else(|| panic!("no profile line for {label}:\n{err}"))
 }
 
+/// `bench edit --profile` with the full rules profiles the editor's board as it
+/// runs, its tiers stepped from the host: the base's rules keep the rounds they
+/// fired in (numbered as one block's), a tier's rules are charged to the full
+/// program's rules of the same span (their own rounds are their dataflow's, so none
+/// are shown), and the base's inputs for the tiers' finds to the relations they feed.
+#[test]
+fn bench_edit_profile_charges_the_stepped_tiers_to_the_programs_rules() {
+    let r = run(&[
+        "bench",
+        "edit",
+        "--edits",
+        "4",
+        "--scratch-every",
+        "0",
+        "--profile",
+    ]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    let row = |label: &str| profile_row(&r.err, label);
+    // Columns: rule, label, derived, rounds, first-last, operators, ms, share.
+    let single = row("single");
+    assert!(single[2].parse::<i64>().unwrap() > 0, "{}", r.err);
+    assert!(single[3].parse::<usize>().unwrap() > 1, "{}", r.err);
+    for label in ["XY-Chain", "Skyscraper", "Swordfish"] {
+        let cols = row(label);
+        assert_eq!(
+            (cols[3].as_str(), cols[4].as_str()),
+            ("0", "-"),
+            "{label}: {}",
+            r.err
+        );
+        assert!(cols[5].parse::<usize>().unwrap() > 0, "{label}: {}", r.err);
+    }
+    assert!(!r.err.contains("__stepped"), "{}", r.err);
+    assert!(row("[eliminated]")[0] == "rel", "{}", r.err);
+}
+
 /// `bench edit --profile`: after the edits' figures, one line per rule of the
 /// session's program on stderr, over the whole session (the sample's first load
 /// included). `singles.dl` solves the Drools samples by singles, so its placement

@@ -127,7 +127,7 @@ pub fn random_edit(rng: &mut Rng, ed: &Editor) -> String {
 /// measures its rules as it runs (see [`Options::profile`]; the times then include
 /// the measuring), and the costs come back with the program the session ran.
 /// `split`: the program's tiers, stepped by the host in both boards (see
-/// [`Options::stepped`]; a profile runs one block).
+/// [`Options::stepped`]; a profile charges the base's and the tiers' costs to `program`'s rules).
 pub fn bench_edits(
     program: Arc<Program>,
     split: Option<Arc<TierSplit>>,
