@@ -434,17 +434,36 @@ where
         }
         return Gated { additions, allowed };
     }
-    let new = new_by_tier(ienv, inner, spec, heads);
-    if !gated {
-        for (s, n) in new {
-            additions
-                .entry(s)
-                .or_default()
-                .push(n.clone().map(|(r, _)| r));
-            allowed.insert(s, n);
-        }
-        return Gated { additions, allowed };
+    let mut new = new_by_tier(ienv, inner, spec, heads);
+    if gated {
+        new = least_tier_only(inner, spec, heads, new);
     }
+    for (s, ok) in new {
+        additions
+            .entry(s)
+            .or_default()
+            .push(ok.clone().map(|(r, _)| r));
+        allowed.insert(s, ok);
+    }
+    Gated { additions, allowed }
+}
+
+/// Of each state relation's new facts (`new`, (fact, [tier])), those whose tier is
+/// the least with anything new for their instance in that round (a gated block's).
+/// A fact of the block's lowest tier always is (no tier is less): only the others
+/// are looked up in the instances' least tiers, and a relation whose rules are all
+/// of the lowest tier joins nothing. That join keys a relation's new facts of a tier
+/// by their instance (one key for one puzzle), so each change of the instance's
+/// least tier goes over that key's history: the fewer facts it holds, the better.
+fn least_tier_only<'i, R: Rounds, const W: usize>(
+    inner: Scope<'i, R>,
+    spec: &BlockSpec<'_>,
+    heads: &HashMap<(RelId, u32), Vec<Collection<'i, R, Wide<W>>>>,
+    new: Vec<(RelId, Tagged<'i, R, W>)>,
+) -> Vec<(RelId, Tagged<'i, R, W>)>
+where
+    Wide<W>: ExchangeData,
+{
     let key = spec.key;
     let instance = move |r: &Wide<W>| match key {
         Some(k) => row(&[r[k]]),
@@ -458,11 +477,8 @@ where
     let least = least_value(new_by_instance, "LeastTier")
         .map(move |(i, t)| instance_tier(&i, t[0], key.is_some()))
         .arrange_by_self();
-    // A new fact of the lowest tier is always allowed (no tier is less): only the
-    // others are looked up in `least`. That join keys every new fact of a tier by
-    // its instance, so each change of the instance's least tier replays the
-    // relation's history at that key: leave out what needs no lookup.
     let lowest = spec.tiers[0];
+    let mut out = Vec::new();
     for (s, n) in new {
         let low = heads.contains_key(&(s, lowest));
         let high = spec.tiers[1..].iter().any(|&t| heads.contains_key(&(s, t)));
@@ -480,13 +496,9 @@ where
                 n.filter(move |(_, t)| t[0] == l).concat(lookup(above))
             }
         };
-        additions
-            .entry(s)
-            .or_default()
-            .push(ok.clone().map(|(r, _)| r));
-        allowed.insert(s, ok);
+        out.push((s, ok));
     }
-    Gated { additions, allowed }
+    out
 }
 
 /// Whether a gated block's rules deriving a relation of `arity` write their tier
