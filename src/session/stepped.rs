@@ -695,8 +695,9 @@ fn load(
 }
 
 /// `costs` of a dataflow of `program` (the base or a tier's) charged to `original`'s
-/// pieces (see [`Stepped::profile`]); a rule `original` lacks (the base's copy of a
-/// host input) is charged to its head relation. `rounds`: keep the rules' rounds.
+/// pieces (see [`Stepped::profile`]; the caller merges those charged alike); a rule
+/// `original` lacks (the base's copy of a host input) is charged to its head
+/// relation. `rounds`: keep the rules' rounds.
 fn charged(costs: Vec<Cost>, program: &Program, original: &Program, rounds: bool) -> Vec<Cost> {
     let relation = |r: RelId| {
         let name = &program.relations[r].name;
@@ -707,24 +708,25 @@ fn charged(costs: Vec<Cost>, program: &Program, original: &Program, rounds: bool
     };
     let block =
         (original.blocks.iter().position(|b| b.explicit)).map_or(Charge::Rest, Charge::Block);
-    let mut out = Vec::new();
-    for mut c in costs {
-        c.charge = match c.charge {
-            Charge::Rule(i) => {
-                let rule = &program.rules[i];
-                let copied = original.rules.iter().position(|o| o.span == rule.span);
-                if !rounds || copied.is_none() {
-                    c.rounds.clear();
-                }
-                copied.map_or_else(|| relation(rule.head), Charge::Rule)
+    let charge = |c: &mut Cost| match c.charge {
+        Charge::Rule(i) => {
+            let rule = &program.rules[i];
+            let copied = original.rules.iter().position(|o| o.span == rule.span);
+            if !rounds || copied.is_none() {
+                c.rounds.clear();
             }
-            Charge::Relation(r) => relation(r),
-            Charge::Block(_) => block,
-            Charge::Rest => Charge::Rest,
-        };
-        merge_costs(&mut out, vec![c]);
-    }
-    out
+            copied.map_or_else(|| relation(rule.head), Charge::Rule)
+        }
+        Charge::Relation(r) => relation(r),
+        Charge::Block(_) => block,
+        Charge::Rest => Charge::Rest,
+    };
+    (costs.into_iter())
+        .map(|mut c| {
+            c.charge = charge(&mut c);
+            c
+        })
+        .collect()
 }
 
 /// One commit's worth of several: their changes listed together (consolidated),
