@@ -423,6 +423,34 @@ impl Program {
     pub fn relation(&self, name: &str) -> Option<RelId> {
         self.relations.iter().position(|r| r.name == name)
     }
+
+    /// The constants of every atom of the rules that reads `rel` (negated ones and
+    /// aggregates' bodies too), each as (column, value) pairs: a fact of `rel` that
+    /// matches none of them is read by no rule, so adding or removing it changes
+    /// nothing the rules derive. None when some atom reads every fact (has no
+    /// constant).
+    pub fn read_patterns(&self, rel: RelId) -> Option<Vec<Vec<(usize, Value)>>> {
+        fn walk(body: &[Literal], rel: RelId, out: &mut Vec<Vec<(usize, Value)>>) -> bool {
+            body.iter().all(|l| match l {
+                Literal::Atom { rel: r, args } | Literal::Neg { rel: r, args } if *r == rel => {
+                    let consts: Vec<(usize, Value)> = (args.iter().enumerate())
+                        .filter_map(|(i, t)| match t {
+                            Term::Const(v) => Some((i, *v)),
+                            _ => None,
+                        })
+                        .collect();
+                    let some = !consts.is_empty();
+                    out.push(consts);
+                    some
+                }
+                Literal::Agg { body, .. } => walk(body, rel, out),
+                _ => true,
+            })
+        }
+        let mut out = Vec::new();
+        let all = self.rules.iter().all(|r| walk(&r.body, rel, &mut out));
+        all.then_some(out)
+    }
     /// Renders a tuple of a relation the way `.output` files show it.
     pub fn format_value(&self, ty: Type, v: Value) -> String {
         match ty {

@@ -7,7 +7,9 @@
 //!
 //! A commit runs the base to its fixpoint; then the tiers in order, each fed the
 //! changes of what it reads since its last step (a tier whose reads did not change
-//! since it last found nothing is skipped). The first that derives facts the base
+//! since it last found nothing is skipped; a fact that none of its rules' atoms can
+//! match, such as `reach(p, 6)` for a tier that reads only `reach(p, 2)`, is not
+//! fed to it and changes nothing for it). The first that derives facts the base
 //! lacks hands them to the base's `R__stepped` inputs, the base runs again, and the
 //! host starts over from the lowest tier; the commit ends when no tier finds
 //! anything (or the caller's `halt` says so). That is the block's tier order, so it
@@ -38,6 +40,9 @@ struct Link {
     from: RelId,
     to: RelId,
     symbols: Vec<usize>,
+    /// For a relation `to`'s rules read: the facts they can match (see
+    /// [`Program::read_patterns`]); None: every fact.
+    read: Option<Vec<Vec<(usize, Value)>>>,
 }
 
 impl Link {
@@ -55,7 +60,24 @@ impl Link {
             from: f,
             to: t,
             symbols,
+            read: None,
         })
+    }
+
+    /// `name` read by `to`'s rules: only the facts they can match cross
+    /// ([`Link::matters`]).
+    fn read(name: &str, from: &Program, to: &Program) -> Option<Link> {
+        let mut link = Link::of(name, from, to)?;
+        link.read = to.read_patterns(link.to);
+        Some(link)
+    }
+
+    /// Whether a row (as `to`'s session writes it) can matter to `to`'s rules: a
+    /// change of one that cannot leaves the tier as it is.
+    fn matters(&self, row: &[Value]) -> bool {
+        self.read
+            .as_ref()
+            .is_none_or(|patterns| (patterns.iter()).any(|p| p.iter().all(|&(i, v)| row[i] == v)))
     }
 
     /// A row of `from`'s relation as `to`'s session writes it.
@@ -78,7 +100,8 @@ struct Tier {
     writes: Vec<(Link, RelId)>,
     /// The base's inputs it takes too (base -> tier).
     inputs: Vec<Link>,
-    /// Net changes of its reads since its last step, as its session writes them.
+    /// Net changes of its reads since its last step (those its rules can match), as
+    /// its session writes them.
     pending: HashMap<(RelId, Fact), isize>,
     /// Its reads or inputs changed since it last stepped (or it never has).
     stale: bool,
@@ -439,6 +462,9 @@ impl Stepped {
             for c in commit.changes.iter() {
                 if let Some(link) = tier.reads.iter().find(|l| l.from == c.rel) {
                     let row = link.carry(&c.row, from, tier.session.symbols());
+                    if !link.matters(&row) {
+                        continue;
+                    }
                     *tier.pending.entry((link.to, row)).or_default() += c.diff;
                     tier.stale = true;
                 }
@@ -565,7 +591,7 @@ impl Stepped {
         let t = &self.split.tiers[i];
         let (base, program) = (&self.split.base, t.program()?);
         let link = |n: &String| {
-            Link::of(n, base, program).ok_or_else(|| format!("tier {}: no relation {n}", t.tier))
+            Link::read(n, base, program).ok_or_else(|| format!("tier {}: no relation {n}", t.tier))
         };
         let reads = t.reads.iter().map(link).collect::<Result<Vec<_>, _>>()?;
         let mut writes = Vec::new();
@@ -686,7 +712,9 @@ fn load(
     for link in &tier.reads {
         for (row, _) in base.contents(link.from) {
             let row = link.carry(&row, from, tier.session.symbols());
-            tier.session.insert(link.to, &row)?;
+            if link.matters(&row) {
+                tier.session.insert(link.to, &row)?;
+            }
         }
     }
     tier.pending.clear();
@@ -805,8 +833,30 @@ mod tests {
     /// session holds what one fixpoint block holds.
     #[test]
     fn stepping_the_split_keeps_the_blocks_fixpoint_through_edits() {
-        let text = labelled();
+        through_edits(&labelled());
+    }
+
+    /// The same with tier 2 acting on key 0 only: the base's facts of `seen` with
+    /// key 1 are none of its business, so they are not fed to it, and that changes
+    /// nothing the session holds.
+    #[test]
+    fn a_tier_fed_only_the_facts_its_atoms_match_keeps_the_blocks_fixpoint() {
+        let text = labelled().replace(
+            "seen(k, y) :- seen(k, x), far(x, y), open(y, \"yes\").",
+            "seen(0, y) :- seen(0, x), far(x, y), open(y, \"yes\").",
+        );
         let (sources, ast) = parse_str("toy.dl", &text).unwrap();
+        let split = split(&sources, &ast).unwrap().expect("tiers 2 and 3");
+        let tier2 = split.tiers[0].program().unwrap();
+        let seen = tier2.relation("seen").unwrap();
+        assert_eq!(tier2.read_patterns(seen), Some(vec![vec![(0, 0)]]));
+        let far = tier2.relation("far").unwrap();
+        assert_eq!(tier2.read_patterns(far), None, "read whole");
+        through_edits(&text);
+    }
+
+    fn through_edits(text: &str) {
+        let (sources, ast) = parse_str("toy.dl", text).unwrap();
         let program = Arc::new(crate::check::check(sources.clone(), &ast).unwrap());
         let split = Arc::new(split(&sources, &ast).unwrap().expect("tiers 2 and 3"));
         let mut block = Session::new(program.clone(), config(&program)).unwrap();
