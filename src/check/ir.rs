@@ -428,7 +428,7 @@ impl Program {
     /// aggregates' bodies too), each as (column, value) pairs: a fact of `rel` that
     /// matches none of them is read by no rule, so adding or removing it changes
     /// nothing the rules derive. None when some atom reads every fact (has no
-    /// constant).
+    /// constant); no patterns at all when no rule reads `rel`.
     pub fn read_patterns(&self, rel: RelId) -> Option<Vec<Vec<(usize, Value)>>> {
         fn walk(body: &[Literal], rel: RelId, out: &mut Vec<Vec<(usize, Value)>>) -> bool {
             body.iter().all(|l| match l {
