@@ -239,6 +239,23 @@ impl Literal {
     }
 }
 
+/// Every atom of `body`, aggregates' bodies included: (negated, relation, args).
+/// An atom inside an aggregate counts as negated: its values reach the aggregate.
+pub(crate) fn atoms_of<'a>(
+    body: &'a [Literal],
+    inside: bool,
+    out: &mut Vec<(bool, RelId, &'a [Term])>,
+) {
+    for l in body {
+        match l {
+            Literal::Atom { rel, args } => out.push((inside, *rel, args)),
+            Literal::Neg { rel, args } => out.push((true, *rel, args)),
+            Literal::Agg { body, .. } => atoms_of(body, true, out),
+            Literal::Cmp { .. } => {}
+        }
+    }
+}
+
 /// `@explain` template, split into text and variable references.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Piece {
@@ -430,26 +447,21 @@ impl Program {
     /// nothing the rules derive. None when some atom reads every fact (has no
     /// constant); no patterns at all when no rule reads `rel`.
     pub fn read_patterns(&self, rel: RelId) -> Option<Vec<Vec<(usize, Value)>>> {
-        fn walk(body: &[Literal], rel: RelId, out: &mut Vec<Vec<(usize, Value)>>) -> bool {
-            body.iter().all(|l| match l {
-                Literal::Atom { rel: r, args } | Literal::Neg { rel: r, args } if *r == rel => {
-                    let consts: Vec<(usize, Value)> = (args.iter().enumerate())
-                        .filter_map(|(i, t)| match t {
-                            Term::Const(v) => Some((i, *v)),
-                            _ => None,
-                        })
-                        .collect();
-                    let some = !consts.is_empty();
-                    out.push(consts);
-                    some
-                }
-                Literal::Agg { body, .. } => walk(body, rel, out),
-                _ => true,
-            })
+        let mut atoms = Vec::new();
+        for r in &self.rules {
+            atoms_of(&r.body, false, &mut atoms);
         }
-        let mut out = Vec::new();
-        let all = self.rules.iter().all(|r| walk(&r.body, rel, &mut out));
-        all.then_some(out)
+        (atoms.into_iter().filter(|(_, r, _)| *r == rel))
+            .map(|(_, _, args)| {
+                let consts: Vec<(usize, Value)> = (args.iter().enumerate())
+                    .filter_map(|(i, t)| match t {
+                        Term::Const(v) => Some((i, *v)),
+                        _ => None,
+                    })
+                    .collect();
+                (!consts.is_empty()).then_some(consts)
+            })
+            .collect()
     }
     /// Renders a tuple of a relation the way `.output` files show it.
     pub fn format_value(&self, ty: Type, v: Value) -> String {

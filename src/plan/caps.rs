@@ -23,7 +23,7 @@
 
 use std::collections::HashMap;
 
-use crate::check::ir::{Expr, Literal, Program, RelId, Rule, Term, Value, VarId};
+use crate::check::ir::{atoms_of, Expr, Literal, Program, RelId, Rule, Term, Value, VarId};
 
 /// How far a count's value is followed through relations that copy it.
 const DEPTH: usize = 4;
@@ -154,19 +154,6 @@ fn var_tells(r: &Rendered<'_>, rule: &Rule, x: VarId, depth: usize) -> Option<Va
         }
     }
     k
-}
-
-/// Every atom of `body`, aggregates' bodies included: (negated, relation, args).
-/// An atom inside an aggregate counts as negated: its values reach the aggregate.
-fn atoms_of<'a>(body: &'a [Literal], inside: bool, out: &mut Vec<(bool, RelId, &'a [Term])>) {
-    for l in body {
-        match l {
-            Literal::Atom { rel, args } => out.push((inside, *rel, args)),
-            Literal::Neg { rel, args } => out.push((true, *rel, args)),
-            Literal::Agg { body, .. } => atoms_of(body, true, out),
-            Literal::Cmp { .. } => {}
-        }
-    }
 }
 
 /// Whether literal `l` mentions variable `x` (anywhere, aggregates' insides too).
