@@ -160,10 +160,8 @@ pub struct Stepped {
     steps: usize,
     /// Rounds and events numbered across the steps ([`Stepped::numbered`]).
     numbers: Option<Numbers>,
-    /// How many tiers' commits run at once (one per core the tiers' workers leave).
+    /// How many tiers' commits run at once ([`window`]).
     window: usize,
-    /// The highest tier that found anything in the last commit, and in this one.
-    hot: (Option<usize>, Option<usize>),
 }
 
 impl Stepped {
@@ -250,7 +248,6 @@ impl Stepped {
             steps: 0,
             numbers: None,
             window: window(workers),
-            hot: (None, None),
         })
     }
 
@@ -373,7 +370,6 @@ impl Stepped {
         if let Some(n) = &mut self.numbers {
             n.begin(&self.base);
         }
-        self.hot = (self.hot.1, None);
         let mut commits = vec![self.commit_base()?];
         // Numbered, the steps go on as one block's rounds do.
         while self.numbers.is_some() || !halt(&self.base) {
@@ -408,14 +404,14 @@ impl Stepped {
 
     /// The tiers stepped in order on the base as it stands, up to the first that
     /// finds something: its finds and events (see [`Stepped::collect`]); None when
-    /// no tier finds anything. Above the highest tier that found anything in this
-    /// commit or the last (where a step likely finds nothing, so every tier's is
-    /// needed), up to `window` built tiers' commits run at once; one that a lower
-    /// tier's find makes moot is read again in full when it next steps.
+    /// no tier finds anything. While a tier steps, the built tiers above it start
+    /// theirs, up to `window` commits at once: the host waits on the lowest, and the
+    /// others' work is done by the time it is needed (when the lowest finds nothing)
+    /// or was done on cores the wait left idle (a moot commit is read again in full
+    /// when its tier next steps).
     fn first_find(&mut self) -> Result<Option<Step>, String> {
         let n = self.tiers.len();
         let mut prep: Vec<Option<Prep>> = vec![None; n];
-        let hot = self.hot.0.max(self.hot.1);
         for i in 0..n {
             let p = match prep[i] {
                 Some(p) => p,
@@ -423,7 +419,7 @@ impl Stepped {
             };
             let mut running = usize::from(p == Prep::Commit);
             let mut j = i + 1;
-            while j < n && running < self.window && hot.is_none_or(|h| j > h) {
+            while j < n && running < self.window {
                 if prep[j].is_none() && self.tiers[j].as_ref().is_some_and(|t| !t.empty) {
                     prep[j] = Some(self.prepare(j)?);
                 }
@@ -435,7 +431,6 @@ impl Stepped {
                 _ => Some(self.collect(i, p == Prep::Commit)?),
             };
             if let Some(found) = found.filter(|(new, _)| !new.is_empty()) {
-                self.hot.1 = self.hot.1.max(Some(i));
                 return Ok(Some(found));
             }
         }
@@ -646,10 +641,16 @@ enum Prep {
 }
 
 /// How many tiers' commits run at once: one per core, each tier's `workers` taking
-/// theirs (at least one).
+/// theirs, and one more where more than one fits: a tier's worker idles while its
+/// commit's rows and progress are handed between threads, and the host waits on the
+/// lowest tier, so a third commit on two cores kept them busier (docs/PERFORMANCE.md,
+/// session 64). Where one fits, one (its commits run inline).
 fn window(workers: usize) -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    (cores / workers.max(1)).max(1)
+    match cores / workers.max(1) {
+        0 | 1 => 1,
+        fit => fit + 1,
+    }
 }
 
 /// A tier's event as the base reports it: under the original program's rule, its
