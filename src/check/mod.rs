@@ -12,6 +12,7 @@
 //! block. Other recursive components become implicit blocks: for monotone rules the
 //! inflationary rounds of a block compute the least fixpoint.
 
+pub(crate) mod firing;
 pub mod ir;
 pub mod split;
 mod stratify;

@@ -9,8 +9,12 @@
 //! changes of what it reads since its last step (a tier whose reads did not change
 //! since it last found nothing is skipped; a fact that none of its rules' atoms can
 //! match, such as `reach(p, 6)` for a tier that reads only `reach(p, 2)`, is not
-//! fed to it and changes nothing for it). The first that derives facts the base
-//! lacks hands them to the base's `R__stepped` inputs, the base runs again, and the
+//! fed to it and changes nothing for it; a tier none of whose rules that write the
+//! base can fire on what it holds is not stepped either, as it would find nothing:
+//! `check::firing`, a rule needs a row of each of its positive atoms that passes
+//! the rule's constants, and one that its negated atom over the same variables
+//! lacks; on a solved grid no technique's rule can fire). The first that derives
+//! facts the base lacks hands them to the base's `R__stepped` inputs, the base runs again, and the
 //! host starts over from the lowest tier; the commit ends when no tier finds
 //! anything (or the caller's `halt` says so). That is the block's tier order, so it
 //! reaches the block's fixpoint, and no round of a dataflow reaches operators of
@@ -28,6 +32,7 @@ use std::sync::Arc;
 use super::change::ChangeList;
 use super::rounds::Numbers;
 use super::{merge_costs, Charge, Commit, Config, Cost, Event, Observe, Session};
+use crate::check::firing::{Cover, Firing, Need};
 use crate::check::ir::{Program, RelId, Symbols, Type, Value};
 use crate::check::split::{TierProgram, TierSplit, HOST_INPUT};
 
@@ -112,6 +117,15 @@ struct Tier {
     empty: bool,
     /// Per rule of its program, the original program's (when numbering).
     rules: Vec<Option<usize>>,
+    /// What its rules need before they derive anything ([`Firing`]).
+    firing: Firing,
+    /// The needs on the relations it reads (by its relation): their indices in
+    /// `firing`, and how many rows its session holds that pass each.
+    guards: HashMap<RelId, Vec<(usize, Need)>>,
+    passing: HashMap<usize, usize>,
+    /// Each of `firing`'s covers, and how many rows of its positive atom its
+    /// session holds that its negated atom lacks.
+    covers: Vec<(Cover, usize)>,
 }
 
 impl Tier {
@@ -123,6 +137,46 @@ impl Tier {
             self.rescan = true;
         }
         Ok(())
+    }
+
+    /// A fact added to (`on`) or removed from its session's inputs, the rows
+    /// passing each need and left open by each cover counted.
+    fn feed(&mut self, rel: RelId, row: &[Value], on: bool) -> Result<(), String> {
+        let had = self.session.has_input(rel, row);
+        match on {
+            true => self.session.insert(rel, row)?,
+            false => self.session.retract(rel, row)?,
+        }
+        if had == on {
+            return Ok(());
+        }
+        let up = |n: &mut usize, more: bool| *n = if more { *n + 1 } else { n.saturating_sub(1) };
+        for (i, need) in self.guards.get(&rel).into_iter().flatten() {
+            if need.admits(row) {
+                up(self.passing.entry(*i).or_default(), on);
+            }
+        }
+        for (c, n) in self.covers.iter_mut() {
+            if c.pos == rel && !self.session.has_input(c.neg, &c.image(row)) {
+                up(n, on);
+            }
+            if c.neg == rel && self.session.has_input(c.pos, &c.preimage(row)) {
+                up(n, !on);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether a step could derive anything it hands the base: some rule writing it
+    /// can fire on the rows its session holds (the needs on its other inputs, the
+    /// base's shared ones, taken as met). A step that cannot finds nothing.
+    fn can_find(&self) -> bool {
+        let heads: Vec<RelId> = self.writes.iter().map(|(l, _)| l.from).collect();
+        (self.firing).can_derive(
+            &heads,
+            |i| self.passing.get(&i).is_none_or(|&n| n > 0),
+            |k| self.covers[k].1 > 0,
+        )
     }
 }
 
@@ -319,11 +373,8 @@ impl Stepped {
         let from = self.base.symbols_ref();
         for tier in self.tiers.iter_mut().flatten().filter(|t| !t.empty) {
             if let Some(link) = tier.inputs.iter().find(|l| l.from == rel) {
-                let row = link.carry(values, from, tier.session.symbols());
-                match on {
-                    true => tier.session.insert(link.to, &row)?,
-                    false => tier.session.retract(link.to, &row)?,
-                }
+                let (to, row) = (link.to, link.carry(values, from, tier.session.symbols()));
+                tier.feed(to, &row, on)?;
                 tier.stale = true;
             }
         }
@@ -483,14 +534,19 @@ impl Stepped {
         if !tier.stale && !tier.rescan {
             return Ok(Prep::Skip);
         }
-        self.steps += 1;
-        for ((rel, row), diff) in tier.pending.drain() {
-            match diff.signum() {
-                1 => tier.session.insert(rel, &row)?,
-                -1 => tier.session.retract(rel, &row)?,
-                _ => {}
+        for ((rel, row), diff) in std::mem::take(&mut tier.pending) {
+            if diff != 0 {
+                tier.feed(rel, &row, diff > 0)?;
             }
         }
+        // Its rules cannot derive anything it hands over from what it holds: a step
+        // would find nothing. Its inputs' changes wait in its session, and it stays
+        // stale (and to be read in full, if it was) for its next step.
+        if !tier.can_find() {
+            return Ok(Prep::Skip);
+        }
+
+        self.steps += 1;
         // Nothing new for its dataflow (it is only to be read again in full, or
         // its reads changed and changed back): no commit.
         if !tier.session.has_pending() {
@@ -615,6 +671,15 @@ impl Stepped {
             Some(n) => n.rules_of(program),
             None => Vec::new(),
         };
+        let firing = Firing::of(program);
+        let mut guards: HashMap<RelId, Vec<(usize, Need)>> = HashMap::new();
+        for (i, need) in firing.outer_needs() {
+            if reads.iter().any(|l| l.to == need.rel) {
+                guards.entry(need.rel).or_default().push((i, need.clone()));
+            }
+        }
+        let passing = (guards.values().flatten()).map(|(i, _)| (*i, 0)).collect();
+        let covers = firing.covers().map(|(_, c)| (c.clone(), 0)).collect();
         Ok(Tier {
             session: Session::new(program.clone(), config)?,
             reads,
@@ -625,6 +690,10 @@ impl Stepped {
             rescan: true,
             empty: true,
             rules,
+            firing,
+            guards,
+            passing,
+            covers,
         })
     }
 }
@@ -704,17 +773,21 @@ fn load(
     shared: &HashMap<RelId, BTreeSet<Fact>>,
 ) -> Result<(), String> {
     let from = base.symbols_ref();
-    for link in &tier.inputs {
-        for row in shared.get(&link.from).into_iter().flatten() {
-            let row = link.carry(row, from, tier.session.symbols());
-            tier.session.insert(link.to, &row)?;
+    tier.passing.values_mut().for_each(|n| *n = 0);
+    tier.covers.iter_mut().for_each(|(_, n)| *n = 0);
+    for k in 0..tier.inputs.len() {
+        let (at, to) = (tier.inputs[k].from, tier.inputs[k].to);
+        for row in shared.get(&at).into_iter().flatten() {
+            let row = tier.inputs[k].carry(row, from, tier.session.symbols());
+            tier.feed(to, &row, true)?;
         }
     }
-    for link in &tier.reads {
-        for (row, _) in base.contents(link.from) {
-            let row = link.carry(&row, from, tier.session.symbols());
-            if link.matters(&row) {
-                tier.session.insert(link.to, &row)?;
+    for k in 0..tier.reads.len() {
+        let (at, to) = (tier.reads[k].from, tier.reads[k].to);
+        for (row, _) in base.contents(at) {
+            let row = tier.reads[k].carry(&row, from, tier.session.symbols());
+            if tier.reads[k].matters(&row) {
+                tier.feed(to, &row, true)?;
             }
         }
     }
@@ -842,10 +915,7 @@ mod tests {
     /// nothing the session holds.
     #[test]
     fn a_tier_fed_only_the_facts_its_atoms_match_keeps_the_blocks_fixpoint() {
-        let text = labelled().replace(
-            "seen(k, y) :- seen(k, x), far(x, y), open(y, \"yes\").",
-            "seen(0, y) :- seen(0, x), far(x, y), open(y, \"yes\").",
-        );
+        let text = key0();
         let (sources, ast) = parse_str("toy.dl", &text).unwrap();
         let split = split(&sources, &ast).unwrap().expect("tiers 2 and 3");
         let tier2 = split.tiers[0].program().unwrap();
@@ -854,6 +924,42 @@ mod tests {
         let far = tier2.relation("far").unwrap();
         assert_eq!(tier2.read_patterns(far), None, "read whole");
         through_edits(&text);
+    }
+
+    /// `labelled` with tier 2 acting on key 0 only.
+    fn key0() -> String {
+        labelled().replace(
+            "seen(k, y) :- seen(k, x), far(x, y), open(y, \"yes\").",
+            "seen(0, y) :- seen(0, x), far(x, y), open(y, \"yes\").",
+        )
+    }
+
+    /// A tier whose rules cannot fire on what it holds (tier 2 reads only `seen(0,
+    /// _)`, and only key 1 is seen) is not stepped; once they can, it is, and finds.
+    #[test]
+    fn a_tier_that_cannot_fire_is_not_stepped() {
+        let (sources, ast) = parse_str("toy.dl", &key0()).unwrap();
+        let split = Arc::new(split(&sources, &ast).unwrap().expect("tiers 2 and 3"));
+        let mut stepped = Stepped::new(split.clone(), config(&split.base)).unwrap();
+        let yes = stepped.symbols().intern("yes");
+        let rel = |n: &str| split.base.relation(n).unwrap();
+        for (r, row) in [
+            ("start", vec![1, 1]),
+            ("near", vec![1, 2]),
+            ("far", vec![2, 3]),
+            ("open", vec![3, yes]),
+        ] {
+            stepped.insert(rel(r), &row).unwrap();
+        }
+        stepped.commit().unwrap();
+        assert_eq!(stepped.steps(), 1, "tier 3 only");
+        stepped.insert(rel("start"), &[0, 2]).unwrap();
+        stepped.commit().unwrap();
+        assert!(stepped.steps() > 2, "tier 2 stepped: {}", stepped.steps());
+        assert!(
+            reached(stepped.base()).contains(&vec![0, 3]),
+            "tier 2 found (0, 3)"
+        );
     }
 
     fn through_edits(text: &str) {

@@ -1,0 +1,410 @@
+//! What a program's rules need present before they can derive anything.
+//!
+//! In: a checked program. Out: per rule, its positive atoms outside aggregates, each
+//! with the tests the rule puts on that atom's columns alone (a constant argument, a
+//! comparison of a column's variable with a constant), and its covers: a negated
+//! atom over the same variables as a positive atom (`cell(p, c), !solved(p, c)`).
+//! Every derivation of a rule has a row of each such atom passing its tests, and a
+//! row of each cover's positive atom that its negated atom lacks; a rule without
+//! them derives nothing, and a relation that only rules derive holds nothing when
+//! none of its rules can fire. Other negations, aggregates and comparisons are left
+//! out: the answer errs only towards "may derive".
+//!
+//! A host that steps a program's dataflow ([`crate::session::stepped`]) asks this
+//! before a step: a step of a program that cannot derive what the host reads of it
+//! would find nothing, so it need not run.
+
+use super::ir::{CmpOp, Expr, Literal, Program, RelId, Term, Value, VarId};
+
+/// A test on one column of a row.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Test {
+    col: usize,
+    op: CmpOp,
+    value: Value,
+}
+
+/// A positive atom a rule needs: its relation and the tests its row must pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Need {
+    pub rel: RelId,
+    tests: Vec<Test>,
+}
+
+impl Need {
+    /// Whether `row` (a fact of `rel`) passes the tests.
+    pub fn admits(&self, row: &[Value]) -> bool {
+        (self.tests.iter()).all(|t| row.get(t.col).is_some_and(|&v| t.op.eval(v, t.value)))
+    }
+}
+
+/// A positive atom and a negated one over the same variables, each once: a rule
+/// needs a row of `pos` whose values, in `neg`'s columns, are not a row of `neg`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cover {
+    pub pos: RelId,
+    pub neg: RelId,
+    /// Per column of `neg`, the column of `pos` with the same variable.
+    pub cols: Vec<usize>,
+}
+
+impl Cover {
+    /// A row of `pos` as the row of `neg` that covers it.
+    pub fn image(&self, pos_row: &[Value]) -> Vec<Value> {
+        self.cols.iter().map(|&c| pos_row[c]).collect()
+    }
+    /// A row of `neg` as the row of `pos` it covers.
+    pub fn preimage(&self, neg_row: &[Value]) -> Vec<Value> {
+        let mut out = vec![0; self.cols.len()];
+        for (j, &c) in self.cols.iter().enumerate() {
+            out[c] = neg_row[j];
+        }
+        out
+    }
+}
+
+/// The needs of a program's rules (see the module's documentation).
+#[derive(Clone, Debug)]
+pub struct Firing {
+    /// Per rule: its head, and indices into `needs` and `covers`.
+    rules: Vec<(RelId, Vec<usize>, Vec<usize>)>,
+    /// Every distinct need.
+    needs: Vec<Need>,
+    /// Every distinct cover whose relations rules do not fill.
+    covers: Vec<Cover>,
+    /// Per relation: whether only the program's rules put facts in it (no input,
+    /// no facts in the text).
+    derived_only: Vec<bool>,
+}
+
+impl Firing {
+    pub fn of(program: &Program) -> Firing {
+        let mut derived_only = vec![false; program.relations.len()];
+        for r in &program.rules {
+            derived_only[r.head] = true;
+        }
+        for (rel, r) in program.relations.iter().enumerate() {
+            if r.input {
+                derived_only[rel] = false;
+            }
+        }
+        for (rel, _) in &program.facts {
+            derived_only[*rel] = false;
+        }
+        let (mut needs, mut covers) = (Vec::new(), Vec::new());
+        let mut rules = Vec::new();
+        // Relations the host fills alone: their covers can be counted.
+        let fed = |r: RelId| program.relations[r].input && !program.facts.iter().any(|f| f.0 == r);
+        for r in &program.rules {
+            let ids = (rule_needs(&r.body).into_iter())
+                .map(|need| index(&mut needs, need))
+                .collect();
+            let cs = (rule_covers(&r.body).into_iter())
+                .filter(|c| c.pos != c.neg && fed(c.pos) && fed(c.neg))
+                .map(|c| index(&mut covers, c))
+                .collect();
+            rules.push((r.head, ids, cs));
+        }
+        Firing {
+            rules,
+            needs,
+            covers,
+            derived_only,
+        }
+    }
+
+    /// The covers [`Firing::can_derive`] asks about, with their indices (on inputs
+    /// only the host fills).
+    pub fn covers(&self) -> impl Iterator<Item = (usize, &Cover)> {
+        self.covers.iter().enumerate()
+    }
+
+    /// The needs on relations that rules alone do not fill (inputs, relations with
+    /// facts in the text), with their indices: what [`Firing::can_derive`] asks the
+    /// caller about.
+    pub fn outer_needs(&self) -> impl Iterator<Item = (usize, &Need)> {
+        let only = &self.derived_only;
+        (self.needs.iter().enumerate()).filter(move |(_, n)| !only[n.rel])
+    }
+
+    /// Whether some rule with its head in `heads` can fire, given `present(i)` for
+    /// each need `i` of [`Firing::outer_needs`] (whether a row passes it now) and
+    /// `open(k)` for each cover `k` of [`Firing::covers`] (whether a row of its
+    /// positive atom lacks its negated one now). A relation only rules fill may hold
+    /// facts when one of its rules can fire.
+    pub fn can_derive(
+        &self,
+        heads: &[RelId],
+        present: impl Fn(usize) -> bool,
+        open: impl Fn(usize) -> bool,
+    ) -> bool {
+        let outer: Vec<bool> = (self.needs.iter().enumerate())
+            .map(|(i, n)| !self.derived_only[n.rel] && present(i))
+            .collect();
+        let mut live = vec![false; self.derived_only.len()];
+        let mut fires = vec![false; self.rules.len()];
+        loop {
+            let mut changed = false;
+            for (k, (head, ids, cs)) in self.rules.iter().enumerate() {
+                if fires[k] {
+                    continue;
+                }
+                let met = |&i: &usize| match self.derived_only[self.needs[i].rel] {
+                    true => live[self.needs[i].rel],
+                    false => outer[i],
+                };
+                if ids.iter().all(met) && cs.iter().all(|&c| open(c)) {
+                    fires[k] = true;
+                    if heads.contains(head) {
+                        return true;
+                    }
+                    changed |= !std::mem::replace(&mut live[*head], true);
+                }
+            }
+            if !changed {
+                return false;
+            }
+        }
+    }
+}
+
+/// The positive atoms of a rule's body (outside aggregates), each with the tests on
+/// its columns that the body's constants and comparisons with constants give.
+fn rule_needs(body: &[Literal]) -> Vec<Need> {
+    // Comparisons of one variable with a constant: (variable, op, constant), the
+    // variable on the left.
+    let mut bounds: Vec<(VarId, CmpOp, Value)> = Vec::new();
+    for l in body {
+        if let Literal::Cmp {
+            lhs,
+            op,
+            rhs,
+            text: false,
+        } = l
+        {
+            match (lhs, rhs) {
+                (Expr::Var(v), Expr::Const(c)) => bounds.push((*v, *op, *c)),
+                (Expr::Const(c), Expr::Var(v)) => bounds.push((*v, flip(*op), *c)),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for l in body {
+        let Literal::Atom { rel, args } = l else {
+            continue;
+        };
+        let mut tests = Vec::new();
+        for (col, t) in args.iter().enumerate() {
+            match t {
+                Term::Const(c) => tests.push(Test {
+                    col,
+                    op: CmpOp::Eq,
+                    value: *c,
+                }),
+                Term::Var(v) => tests.extend(
+                    (bounds.iter())
+                        .filter(|(b, _, _)| b == v)
+                        .map(|&(_, op, value)| Test { col, op, value }),
+                ),
+                Term::Wild => {}
+            }
+        }
+        out.push(Need { rel: *rel, tests });
+    }
+    out
+}
+
+/// The index of `x` in `v`, pushed if new.
+fn index<T: PartialEq>(v: &mut Vec<T>, x: T) -> usize {
+    match v.iter().position(|y| *y == x) {
+        Some(i) => i,
+        None => {
+            v.push(x);
+            v.len() - 1
+        }
+    }
+}
+
+/// The variables of an atom's arguments, when they are all variables, each once.
+fn distinct_vars(args: &[Term]) -> Option<Vec<VarId>> {
+    let mut vs = Vec::new();
+    for t in args {
+        match t {
+            Term::Var(v) if !vs.contains(v) => vs.push(*v),
+            _ => return None,
+        }
+    }
+    Some(vs)
+}
+
+/// The covers of a rule's body: each negated atom over exactly the variables of a
+/// positive atom (outside aggregates), each once in both.
+fn rule_covers(body: &[Literal]) -> Vec<Cover> {
+    let mut out = Vec::new();
+    for l in body {
+        let Literal::Neg { rel: neg, args } = l else {
+            continue;
+        };
+        let Some(nv) = distinct_vars(args) else {
+            continue;
+        };
+        let pos = body.iter().find_map(|p| match p {
+            Literal::Atom { rel, args } => {
+                let pv = distinct_vars(args).filter(|pv| pv.len() == nv.len())?;
+                let cols: Option<Vec<usize>> =
+                    nv.iter().map(|v| pv.iter().position(|x| x == v)).collect();
+                Some((*rel, cols?))
+            }
+            _ => None,
+        });
+        if let Some((pos, cols)) = pos {
+            out.push(Cover {
+                pos,
+                neg: *neg,
+                cols,
+            });
+        }
+    }
+    out
+}
+
+/// `c op v` as `v op' c`.
+fn flip(op: CmpOp) -> CmpOp {
+    match op {
+        CmpOp::Lt => CmpOp::Gt,
+        CmpOp::Le => CmpOp::Ge,
+        CmpOp::Gt => CmpOp::Lt,
+        CmpOp::Ge => CmpOp::Le,
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::check_str;
+
+    const TEXT: &str = "
+        .decl count_of(c: number, n: number)
+        .input count_of
+        .decl open(c: number)
+        .input open
+        .decl pair(c: number)
+        pair(c) :- count_of(c, 2), open(c).
+        .decl big(c: number)
+        big(c) :- count_of(c, n), n > 3, 9 > n.
+        .decl out(c: number)
+        out(c) :- pair(c), !big(c).
+        .decl chain(a: number, b: number)
+        chain(a, a) :- pair(a).
+        chain(a, c) :- chain(a, b), count_of(b, c).
+        .decl reached(a: number, b: number)
+        reached(a, b) :- chain(a, b).
+        .decl done(c: number, n: number)
+        .input done
+        .decl left(c: number)
+        left(c) :- count_of(c, n), !done(n, c).
+    ";
+
+    fn firing() -> (Program, Firing) {
+        let p = check_str("firing.dl", TEXT).expect("checks");
+        let f = Firing::of(&p);
+        (p, f)
+    }
+
+    /// `can_derive` with the outer needs decided by the rows in `rows`.
+    fn derives(p: &Program, f: &Firing, head: &str, rows: &[(&str, Vec<Value>)]) -> bool {
+        let present: Vec<bool> = (0..f.needs.len())
+            .map(|i| {
+                let n = &f.needs[i];
+                (rows.iter()).any(|(r, row)| p.relation(r) == Some(n.rel) && n.admits(row))
+            })
+            .collect();
+        let outer: Vec<usize> = f.outer_needs().map(|(i, _)| i).collect();
+        let has = |rel: RelId, row: &[Value]| {
+            (rows.iter()).any(|(r, x)| p.relation(r) == Some(rel) && x.as_slice() == row)
+        };
+        let uncovered: Vec<bool> = (f.covers())
+            .map(|(_, c)| {
+                (rows.iter())
+                    .filter(|(r, _)| p.relation(r) == Some(c.pos))
+                    .any(|(_, row)| !has(c.neg, &c.image(row)))
+            })
+            .collect();
+        let head = p.relation(head).unwrap();
+        f.can_derive(
+            &[head],
+            |i| {
+                assert!(outer.contains(&i), "asked about a need rules fill");
+                present[i]
+            },
+            |k| uncovered[k],
+        )
+    }
+
+    #[test]
+    fn a_rule_needs_a_row_its_negated_atom_over_the_same_variables_lacks() {
+        let (p, f) = firing();
+        let [(_, cover)] = f.covers().collect::<Vec<_>>()[..] else {
+            panic!("one cover: {:?}", f.covers);
+        };
+        assert_eq!(cover.cols, [1, 0], "done(n, c) against count_of(c, n)");
+        assert_eq!(cover.preimage(&cover.image(&[4, 7])), [4, 7]);
+        let (a, b) = (("count_of", vec![1, 2]), ("count_of", vec![3, 4]));
+        assert!(derives(&p, &f, "left", &[a.clone(), b.clone()]));
+        let done = |c: Value, n: Value| ("done", vec![n, c]);
+        assert!(derives(&p, &f, "left", &[a.clone(), b.clone(), done(1, 2)]));
+        assert!(!derives(&p, &f, "left", &[a, b, done(1, 2), done(3, 4)]));
+    }
+
+    #[test]
+    fn a_rule_needs_a_row_passing_its_constants_and_bounds() {
+        let (p, f) = firing();
+        let open = ("open", vec![1]);
+        assert!(!derives(&p, &f, "pair", std::slice::from_ref(&open)));
+        assert!(!derives(
+            &p,
+            &f,
+            "pair",
+            &[open.clone(), ("count_of", vec![1, 3])]
+        ));
+        assert!(derives(
+            &p,
+            &f,
+            "pair",
+            &[open.clone(), ("count_of", vec![1, 2])]
+        ));
+        // Both bounds, whichever side the constant is on.
+        assert!(!derives(&p, &f, "big", &[("count_of", vec![1, 3])]));
+        assert!(!derives(&p, &f, "big", &[("count_of", vec![1, 9])]));
+        assert!(derives(&p, &f, "big", &[("count_of", vec![1, 4])]));
+    }
+
+    #[test]
+    fn derived_relations_follow_their_rules_through_recursion_not_negation() {
+        let (p, f) = firing();
+        let open = ("open", vec![1]);
+        // `out` negates `big`: that needs nothing.
+        assert!(derives(
+            &p,
+            &f,
+            "out",
+            &[open.clone(), ("count_of", vec![1, 2])]
+        ));
+        assert!(!derives(
+            &p,
+            &f,
+            "out",
+            &[open.clone(), ("count_of", vec![1, 5])]
+        ));
+        // `reached` through the recursive `chain`, which starts from `pair`.
+        assert!(!derives(&p, &f, "reached", &[("count_of", vec![1, 5])]));
+        assert!(derives(
+            &p,
+            &f,
+            "reached",
+            &[open, ("count_of", vec![1, 2])]
+        ));
+    }
+}
