@@ -70,7 +70,7 @@ pub struct Firing {
     rules: Vec<(RelId, Vec<usize>, Vec<usize>)>,
     /// Every distinct need.
     needs: Vec<Need>,
-    /// Every distinct cover whose relations rules do not fill.
+    /// Every distinct cover whose positive atom only the host fills.
     covers: Vec<Cover>,
     /// Per relation: whether only the program's rules put facts in it (no input,
     /// no facts in the text).
@@ -79,10 +79,11 @@ pub struct Firing {
 
 impl Firing {
     pub fn of(program: &Program) -> Firing {
-        let mut derived_only = vec![false; program.relations.len()];
+        let mut derived = vec![false; program.relations.len()];
         for r in &program.rules {
-            derived_only[r.head] = true;
+            derived[r.head] = true;
         }
+        let mut derived_only = derived.clone();
         for (rel, r) in program.relations.iter().enumerate() {
             if r.input {
                 derived_only[rel] = false;
@@ -93,14 +94,17 @@ impl Firing {
         }
         let (mut needs, mut covers) = (Vec::new(), Vec::new());
         let mut rules = Vec::new();
-        // Relations the host fills alone: their covers can be counted.
-        let fed = |r: RelId| program.relations[r].input && !program.facts.iter().any(|f| f.0 == r);
+        // A cover is counted on the host's rows: its positive atom's relation must
+        // have no others (its negated one may: they only cover more).
+        let fed = |r: RelId| {
+            program.relations[r].input && !derived[r] && !program.facts.iter().any(|f| f.0 == r)
+        };
         for r in &program.rules {
             let ids = (rule_needs(&r.body).into_iter())
                 .map(|need| index(&mut needs, need))
                 .collect();
             let cs = (rule_covers(&r.body).into_iter())
-                .filter(|c| c.pos != c.neg && fed(c.pos) && fed(c.neg))
+                .filter(|c| c.pos != c.neg && fed(c.pos) && program.relations[c.neg].input)
                 .map(|c| index(&mut covers, c))
                 .collect();
             rules.push((r.head, ids, cs));
@@ -130,8 +134,9 @@ impl Firing {
     /// Whether some rule with its head in `heads` can fire, given `present(i)` for
     /// each need `i` of [`Firing::outer_needs`] (whether a row passes it now) and
     /// `open(k)` for each cover `k` of [`Firing::covers`] (whether a row of its
-    /// positive atom lacks its negated one now). A relation only rules fill may hold
-    /// facts when one of its rules can fire.
+    /// positive atom lacks its negated one now). A relation rules derive may hold
+    /// facts when one of its rules can fire (an input too, when the host gave it
+    /// none that pass).
     pub fn can_derive(
         &self,
         heads: &[RelId],
@@ -149,10 +154,7 @@ impl Firing {
                 if fires[k] {
                     continue;
                 }
-                let met = |&i: &usize| match self.derived_only[self.needs[i].rel] {
-                    true => live[self.needs[i].rel],
-                    false => outer[i],
-                };
+                let met = |&i: &usize| outer[i] || live[self.needs[i].rel];
                 if ids.iter().all(met) && cs.iter().all(|&c| open(c)) {
                     fires[k] = true;
                     if heads.contains(head) {
@@ -305,6 +307,13 @@ mod tests {
         .input done
         .decl left(c: number)
         left(c) :- count_of(c, n), !done(n, c).
+        .decl seed(x: number)
+        .input seed
+        seed(x) :- count_of(x, 7).
+        .decl mark(x: number)
+        .input mark
+        .decl grown(x: number)
+        grown(x) :- seed(x), !mark(x).
     ";
 
     fn firing() -> (Program, Firing) {
@@ -341,6 +350,19 @@ mod tests {
             },
             |k| uncovered[k],
         )
+    }
+
+    /// `seed` is an input that a rule derives too: a rule reading it may fire when
+    /// the host gave it nothing, and `seed(x), !mark(x)` is no cover (the host's rows
+    /// of `seed` are not all of them).
+    #[test]
+    fn an_input_that_rules_derive_too_may_hold_what_they_derive() {
+        let (p, f) = firing();
+        assert!(!derives(&p, &f, "grown", &[("count_of", vec![1, 3])]));
+        assert!(derives(&p, &f, "grown", &[("count_of", vec![1, 7])]));
+        let marked = [("seed", vec![1]), ("mark", vec![1])];
+        assert!(derives(&p, &f, "grown", &marked));
+        assert_eq!(f.covers().count(), 1, "only left's");
     }
 
     #[test]
