@@ -14,13 +14,13 @@
 //! `check::firing`, a rule needs a row of each of its positive atoms that passes
 //! the rule's constants, and one that its negated atom over the same variables
 //! lacks; on a solved grid no technique's rule can fire). The first that derives
-//! facts the base lacks hands them to the base's `R__stepped` inputs, the base runs again, and the
-//! host starts over from the lowest tier; the commit ends when no tier finds
-//! anything (or the caller's `halt` says so). That is the block's tier order, so it
-//! reaches the block's fixpoint, and no round of a dataflow reaches operators of
-//! tiers it does not need: a grid that needs two tiers builds and runs two small
-//! dataflows besides the base. A tier's dataflow is built the first time it is
-//! stepped.
+//! facts the base lacks hands them to the base's `R__stepped` inputs, the base runs
+//! again, and the host starts over from the lowest tier; the commit ends when no
+//! tier finds anything (or the caller's `halt` says so). That is the block's tier
+//! order, so it reaches the block's fixpoint, and no round of a dataflow reaches
+//! operators of tiers it does not need: a grid that needs two tiers builds and runs
+//! two small dataflows besides the base. A tier's dataflow is built the first time
+//! it is stepped.
 //!
 //! The fixpoint across dataflows is the host's: a commit that retracts an input
 //! first withdraws every fact the tiers handed to the base, and the tiers find again
