@@ -14,6 +14,8 @@
 //! before a step: a step of a program that cannot derive what the host reads of it
 //! would find nothing, so it need not run.
 
+use std::collections::HashMap;
+
 use super::ir::{CmpOp, Expr, Literal, Program, RelId, Term, Value, VarId};
 
 /// A test on one column of a row.
@@ -26,14 +28,14 @@ struct Test {
 
 /// A positive atom a rule needs: its relation and the tests its row must pass.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Need {
-    pub rel: RelId,
+struct Need {
+    rel: RelId,
     tests: Vec<Test>,
 }
 
 impl Need {
     /// Whether `row` (a fact of `rel`) passes the tests.
-    pub fn admits(&self, row: &[Value]) -> bool {
+    fn admits(&self, row: &[Value]) -> bool {
         (self.tests.iter()).all(|t| row.get(t.col).is_some_and(|&v| t.op.eval(v, t.value)))
     }
 }
@@ -41,20 +43,20 @@ impl Need {
 /// A positive atom and a negated one over the same variables, each once: a rule
 /// needs a row of `pos` whose values, in `neg`'s columns, are not a row of `neg`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cover {
-    pub pos: RelId,
-    pub neg: RelId,
+struct Cover {
+    pos: RelId,
+    neg: RelId,
     /// Per column of `neg`, the column of `pos` with the same variable.
-    pub cols: Vec<usize>,
+    cols: Vec<usize>,
 }
 
 impl Cover {
     /// A row of `pos` as the row of `neg` that covers it.
-    pub fn image(&self, pos_row: &[Value]) -> Vec<Value> {
+    fn image(&self, pos_row: &[Value]) -> Vec<Value> {
         self.cols.iter().map(|&c| pos_row[c]).collect()
     }
     /// A row of `neg` as the row of `pos` it covers.
-    pub fn preimage(&self, neg_row: &[Value]) -> Vec<Value> {
+    fn preimage(&self, neg_row: &[Value]) -> Vec<Value> {
         let mut out = vec![0; self.cols.len()];
         for (j, &c) in self.cols.iter().enumerate() {
             out[c] = neg_row[j];
@@ -119,14 +121,15 @@ impl Firing {
 
     /// The covers [`Firing::can_derive`] asks about, with their indices (on inputs
     /// only the host fills).
-    pub fn covers(&self) -> impl Iterator<Item = (usize, &Cover)> {
+    #[cfg(test)]
+    fn covers(&self) -> impl Iterator<Item = (usize, &Cover)> {
         self.covers.iter().enumerate()
     }
 
     /// The needs on relations that rules alone do not fill (inputs, relations with
     /// facts in the text), with their indices: what [`Firing::can_derive`] asks the
     /// caller about.
-    pub fn outer_needs(&self) -> impl Iterator<Item = (usize, &Need)> {
+    fn outer_needs(&self) -> impl Iterator<Item = (usize, &Need)> {
         let only = &self.derived_only;
         (self.needs.iter().enumerate()).filter(move |(_, n)| !only[n.rel])
     }
@@ -167,6 +170,90 @@ impl Firing {
                 return false;
             }
         }
+    }
+}
+
+/// What a host counts of the rows it holds in a program's inputs, to ask
+/// [`Firing::can_derive`] before a step.
+///
+/// In: every change of those inputs ([`Tally::changed`]). Out: whether a rule
+/// deriving one of the host's `heads` can fire on what they hold
+/// ([`Tally::can_fire`]). It counts, per need on a relation the host feeds, the rows
+/// passing it, and per cover, the rows of its positive atom that its negated one
+/// lacks; needs on the inputs it does not count are taken as met.
+#[derive(Clone, Debug)]
+pub struct Tally {
+    firing: Firing,
+    heads: Vec<RelId>,
+    /// Per relation counted: its needs (indices into `firing`'s).
+    guards: HashMap<RelId, Vec<usize>>,
+    /// Per need: the rows passing it (None: not counted, taken as met).
+    passing: Vec<Option<usize>>,
+    /// Per cover: the rows its negated atom leaves open.
+    open: Vec<usize>,
+}
+
+impl Tally {
+    /// Nothing held yet. `heads`: the relations the host reads of the program;
+    /// `counted(rel)`: whether the needs on `rel` are counted (the host feeds it
+    /// every change through [`Tally::changed`]).
+    pub fn new(firing: Firing, heads: Vec<RelId>, counted: impl Fn(RelId) -> bool) -> Tally {
+        let mut guards: HashMap<RelId, Vec<usize>> = HashMap::new();
+        let mut passing = vec![None; firing.needs.len()];
+        for (i, need) in firing.outer_needs() {
+            if counted(need.rel) {
+                guards.entry(need.rel).or_default().push(i);
+                passing[i] = Some(0);
+            }
+        }
+        let open = vec![0; firing.covers.len()];
+        Tally {
+            firing,
+            heads,
+            guards,
+            passing,
+            open,
+        }
+    }
+
+    /// Every count back to nothing held.
+    pub fn clear(&mut self) {
+        self.passing.iter_mut().flatten().for_each(|n| *n = 0);
+        self.open.iter_mut().for_each(|n| *n = 0);
+    }
+
+    /// `row` of `rel` has just entered (`on`) or left the inputs; `has(rel, row)`
+    /// says whether they hold a row now.
+    pub fn changed(
+        &mut self,
+        rel: RelId,
+        row: &[Value],
+        on: bool,
+        has: impl Fn(RelId, &[Value]) -> bool,
+    ) {
+        let up = |n: &mut usize, more: bool| *n = if more { *n + 1 } else { n.saturating_sub(1) };
+        for &i in self.guards.get(&rel).into_iter().flatten() {
+            if let (true, Some(n)) = (self.firing.needs[i].admits(row), self.passing[i].as_mut()) {
+                up(n, on);
+            }
+        }
+        for (c, n) in self.firing.covers.iter().zip(self.open.iter_mut()) {
+            if c.pos == rel && !has(c.neg, &c.image(row)) {
+                up(n, on);
+            }
+            if c.neg == rel && has(c.pos, &c.preimage(row)) {
+                up(n, !on);
+            }
+        }
+    }
+
+    /// Whether some rule deriving one of the heads can fire on the rows counted.
+    pub fn can_fire(&self) -> bool {
+        (self.firing).can_derive(
+            &self.heads,
+            |i| self.passing[i].is_none_or(|n| n > 0),
+            |k| self.open[k] > 0,
+        )
     }
 }
 

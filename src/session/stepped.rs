@@ -32,7 +32,7 @@ use std::sync::Arc;
 use super::change::ChangeList;
 use super::rounds::Numbers;
 use super::{merge_costs, Charge, Commit, Config, Cost, Event, Observe, Session};
-use crate::check::firing::{Cover, Firing, Need};
+use crate::check::firing::{Firing, Tally};
 use crate::check::ir::{Program, RelId, Symbols, Type, Value};
 use crate::check::split::{TierProgram, TierSplit, HOST_INPUT};
 
@@ -117,15 +117,9 @@ struct Tier {
     empty: bool,
     /// Per rule of its program, the original program's (when numbering).
     rules: Vec<Option<usize>>,
-    /// What its rules need before they derive anything ([`Firing`]).
-    firing: Firing,
-    /// The needs on the relations it reads (by its relation): their indices in
-    /// `firing`, and how many rows its session holds that pass each.
-    guards: HashMap<RelId, Vec<(usize, Need)>>,
-    passing: HashMap<usize, usize>,
-    /// Each of `firing`'s covers, and how many rows of its positive atom its
-    /// session holds that its negated atom lacks.
-    covers: Vec<(Cover, usize)>,
+    /// What its rules need before they derive what it hands the base, counted on
+    /// the rows its session holds ([`Tally`]).
+    tally: Tally,
 }
 
 impl Tier {
@@ -147,22 +141,9 @@ impl Tier {
             true => self.session.insert(rel, row)?,
             false => self.session.retract(rel, row)?,
         }
-        if had == on {
-            return Ok(());
-        }
-        let up = |n: &mut usize, more: bool| *n = if more { *n + 1 } else { n.saturating_sub(1) };
-        for (i, need) in self.guards.get(&rel).into_iter().flatten() {
-            if need.admits(row) {
-                up(self.passing.entry(*i).or_default(), on);
-            }
-        }
-        for (c, n) in self.covers.iter_mut() {
-            if c.pos == rel && !self.session.has_input(c.neg, &c.image(row)) {
-                up(n, on);
-            }
-            if c.neg == rel && self.session.has_input(c.pos, &c.preimage(row)) {
-                up(n, !on);
-            }
+        if had != on {
+            let session = &self.session;
+            (self.tally).changed(rel, row, on, |r, row| session.has_input(r, row));
         }
         Ok(())
     }
@@ -171,12 +152,7 @@ impl Tier {
     /// can fire on the rows its session holds (the needs on its other inputs, the
     /// base's shared ones, taken as met). A step that cannot finds nothing.
     fn can_find(&self) -> bool {
-        let heads: Vec<RelId> = self.writes.iter().map(|(l, _)| l.from).collect();
-        (self.firing).can_derive(
-            &heads,
-            |i| self.passing.get(&i).is_none_or(|&n| n > 0),
-            |k| self.covers[k].1 > 0,
-        )
+        self.tally.can_fire()
     }
 }
 
@@ -671,15 +647,10 @@ impl Stepped {
             Some(n) => n.rules_of(program),
             None => Vec::new(),
         };
-        let firing = Firing::of(program);
-        let mut guards: HashMap<RelId, Vec<(usize, Need)>> = HashMap::new();
-        for (i, need) in firing.outer_needs() {
-            if reads.iter().any(|l| l.to == need.rel) {
-                guards.entry(need.rel).or_default().push((i, need.clone()));
-            }
-        }
-        let passing = (guards.values().flatten()).map(|(i, _)| (*i, 0)).collect();
-        let covers = firing.covers().map(|(_, c)| (c.clone(), 0)).collect();
+        let heads = writes.iter().map(|(l, _)| l.from).collect();
+        let tally = Tally::new(Firing::of(program), heads, |r| {
+            reads.iter().any(|l| l.to == r)
+        });
         Ok(Tier {
             session: Session::new(program.clone(), config)?,
             reads,
@@ -690,10 +661,7 @@ impl Stepped {
             rescan: true,
             empty: true,
             rules,
-            firing,
-            guards,
-            passing,
-            covers,
+            tally,
         })
     }
 }
@@ -773,8 +741,7 @@ fn load(
     shared: &HashMap<RelId, BTreeSet<Fact>>,
 ) -> Result<(), String> {
     let from = base.symbols_ref();
-    tier.passing.values_mut().for_each(|n| *n = 0);
-    tier.covers.iter_mut().for_each(|(_, n)| *n = 0);
+    tier.tally.clear();
     for k in 0..tier.inputs.len() {
         let (at, to) = (tier.inputs[k].from, tier.inputs[k].to);
         for row in shared.get(&at).into_iter().flatten() {
