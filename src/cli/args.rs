@@ -484,6 +484,13 @@ pub struct BenchEditArgs {
     /// edits' times then include the measuring)
     #[arg(long)]
     pub profile: bool,
+    /// Write every command the session runs to FILE, one a line (for --script)
+    #[arg(long, value_name = "FILE")]
+    pub save_script: Option<PathBuf>,
+    /// Run the commands of FILE (one a line; `#` comments) instead of random ones,
+    /// from the seed's sample: rule programs compared on one script
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
     #[command(flatten)]
     pub rules: RulesArgs,
 }

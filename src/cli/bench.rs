@@ -7,6 +7,7 @@
 //! - `bench solve FILE [--limit N] [--fast] [-w N] [--no-search] [--first]`: solving
 //!   throughput and peak memory.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -18,6 +19,7 @@ use super::rules::{program, program_name, require, solving, CANDIDATES, EDIT, ST
 use sudolog::check::check_str;
 use sudolog::check::ir::RelId;
 use sudolog::session::{Config, Observe, Session};
+use sudolog::sudoku::edit::Draw;
 use sudolog::sudoku::rules::Builtin;
 
 const TC: &str = include_str!("../../benches/tc.dl");
@@ -306,6 +308,17 @@ pub fn rss_mib() -> f64 {
     status_kib("VmRSS:") / 1024.0
 }
 
+/// An edit script's commands: its lines, without blank ones and `#` comments.
+fn read_script(path: &Path) -> Result<Vec<String>, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::Input(format!("cannot read {}: {e}", path.display())))?;
+    let lines = text.lines().map(str::trim);
+    Ok(lines
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(String::from)
+        .collect())
+}
+
 /// Edit latency: a long random edit script, each edit's incremental commit timed,
 /// side by side with from-scratch evaluations of the same states; memory of the live
 /// session after its first 1,000 edits and after all `--edits`.
@@ -320,7 +333,9 @@ fn edit(args: &BenchEditArgs) -> Result<u8, CliError> {
     let mut memory = Vec::new();
     let bar = progress::counter(Some(n as u64), "edits");
     let profile = args.profile;
-    let times = sudolog::sudoku::edit::bench_edits(program, split, n, seed, every, profile, |k| {
+    let script = args.script.as_deref().map(read_script).transpose()?;
+    let draw = Draw { seed, script };
+    let times = sudolog::sudoku::edit::bench_edits(program, split, n, draw, every, profile, |k| {
         bar.inc(1);
         if k == warm || k == n {
             memory.push((k, rss_mib(), peak_mib()));
@@ -329,9 +344,21 @@ fn edit(args: &BenchEditArgs) -> Result<u8, CliError> {
     .map_err(error::engine)?;
     let (mut inc, mut scratch) = (times.incremental, times.scratch);
     bar.finish_and_clear();
+    if let Some(path) = &args.save_script {
+        let text: String = times.commands.iter().map(|c| format!("{c}\n")).collect();
+        std::fs::write(path, text).map_err(|source| CliError::Write {
+            what: path.display().to_string(),
+            source,
+        })?;
+    }
     let (mi, ms_) = (median(&mut inc), median(&mut scratch));
+    let drawn = match &args.script {
+        Some(path) => format!("edits of {}", path.display()),
+        None => "random edits".into(),
+    };
     println!(
-        "edit session: {n} random edits on the 9x9 samples ({} rules, seed {seed})",
+        "edit session: {} {drawn} on the 9x9 samples ({} rules, seed {seed})",
+        inc.len(),
         program_name(&args.rules, Builtin::Full)
     );
     println!(

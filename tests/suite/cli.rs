@@ -549,6 +549,40 @@ fn bench_edit_profile_reports_the_sessions_rules() {
     );
 }
 
+/// `bench edit --save-script` writes every command the session ran, and
+/// `--script` runs them again: the same commands, so the same edits timed; the
+/// replay's own saved script is the same file. A script that cannot be read is an
+/// input error.
+#[test]
+fn bench_edit_replays_a_saved_script() {
+    let dir = TempDir::new("script");
+    let path = |name: &str| dir.0.join(name).to_str().unwrap().to_string();
+    let (first, again) = (path("first.txt"), path("again.txt"));
+    let bench = |extra: &[&str]| {
+        let mut args = vec!["bench", "edit", "--rules", "datalog/singles.dl"];
+        args.extend(["--edits", "15", "--scratch-every", "0"]);
+        args.extend(extra);
+        run(&args)
+    };
+    let r = bench(&["--seed", "7", "--save-script", &first]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(r.out.contains("15 random edits"), "{}", r.out);
+    let script = std::fs::read_to_string(&first).unwrap();
+    assert!(script.lines().count() >= 15, "{script}");
+    let r = bench(&["--seed", "7", "--script", &first, "--save-script", &again]);
+    assert_eq!(r.code, 0, "{}", r.err);
+    assert!(r.out.contains(&format!("15 edits of {first}")), "{}", r.out);
+    assert!(r.out.contains("over 15 edits"), "{}", r.out);
+    assert_eq!(std::fs::read_to_string(&again).unwrap(), script);
+    let r = bench(&["--script", &path("missing.txt")]);
+    assert_eq!(r.code, 1, "{}", r.err);
+    assert!(
+        r.err.contains("cannot read") && r.err.contains("missing.txt"),
+        "{}",
+        r.err
+    );
+}
+
 /// `explain`, `dump` and `validate` on an input of several puzzles say they used
 /// the first.
 #[test]

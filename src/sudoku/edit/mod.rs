@@ -72,7 +72,7 @@ use crate::session::Event;
 mod diff;
 mod random;
 
-pub use random::{bench_edits, random_edit, random_edit_in, EditTimes, Rng};
+pub use random::{bench_edits, random_edit, random_edit_in, Draw, EditTimes, Rng};
 
 /// The puzzle id of the edited grid.
 const P: Value = 0;

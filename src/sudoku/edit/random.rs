@@ -118,7 +118,7 @@ pub fn random_edit(rng: &mut Rng, ed: &Editor) -> String {
 
 /// Times a long random edit session on the 9x9 Drools samples under `program`: `n`
 /// edits that change the givens (see [`random_edit`]; commands that fail or change
-/// nothing are skipped), from `seed`. Returns the engine's time for each edit's
+/// nothing are skipped), as `draw` says (a seed, or a script). Returns the engine's time for each edit's
 /// incremental commit and, for every `scratch_every`-th of those states (the 1st,
 /// then every `scratch_every`-th after it; never if 0), the time of a from-scratch
 /// evaluation of the same givens on a second board (`reset`, `add`, `commit`: a new
@@ -132,13 +132,15 @@ pub fn bench_edits(
     program: Arc<Program>,
     split: Option<Arc<TierSplit>>,
     n: usize,
-    seed: u64,
+    draw: Draw,
     scratch_every: usize,
     profile: bool,
     mut after: impl FnMut(usize),
 ) -> Result<EditTimes, String> {
-    let mut rng = Rng::new(seed);
+    let mut rng = Rng::new(draw.seed);
     let (sample, _, _) = SAMPLES[rng.below(DROOLS_MENU)];
+    let mut given = draw.script.map(|s| s.into_iter());
+    let mut commands = Vec::new();
     let grid = read_puzzle(sample)?;
     let engine = Options {
         profile,
@@ -164,7 +166,14 @@ pub fn bench_edits(
     let mut attempts = 0usize;
     while inc.len() < n && attempts < n.saturating_mul(20).max(100) {
         attempts += 1;
-        let cmd = random_edit(&mut rng, &ed);
+        let cmd = match given.as_mut() {
+            Some(script) => match script.next() {
+                Some(cmd) => cmd,
+                None => break,
+            },
+            None => random_edit(&mut rng, &ed),
+        };
+        commands.push(cmd.clone());
         ed.last_commit = None;
         // Errors (nothing to undo, ...) are part of the script; they commit nothing.
         let _ = ed.command(&cmd);
@@ -189,6 +198,7 @@ pub fn bench_edits(
         incremental: inc,
         scratch: full,
         profile,
+        commands,
     })
 }
 
@@ -201,4 +211,18 @@ pub struct EditTimes {
     /// With `profile`: the program the session ran (gated, as an Editor's board
     /// runs it) and its costs over the whole session.
     pub profile: Option<(Arc<Program>, Vec<Cost>)>,
+    /// Every command run, in order (those that failed or changed nothing too):
+    /// replayed as [`Draw::script`], they take a session through the same states.
+    pub commands: Vec<String>,
+}
+
+/// Where [`bench_edits`]'s commands come from.
+pub struct Draw {
+    /// Picks the sample the session starts from and, without `script`, draws the
+    /// commands ([`random_edit`]).
+    pub seed: u64,
+    /// These commands in order instead (a run's [`EditTimes::commands`]): rule
+    /// programs that differ on some states would draw different scripts, so they
+    /// are compared on one. The session ends when they run out.
+    pub script: Option<Vec<String>>,
 }
