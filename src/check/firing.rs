@@ -3,16 +3,18 @@
 //! In: a checked program. Out: per rule, its positive atoms outside aggregates, each
 //! with the tests the rule puts on that atom's columns alone (a constant argument, a
 //! comparison of a column's variable with a constant), and its covers: a negated
-//! atom over the same variables as a positive atom (`cell(p, c), !solved(p, c)`).
-//! Every derivation of a rule has a row of each such atom passing its tests, and a
-//! row of each cover's positive atom that its negated atom lacks; a rule without
-//! them derives nothing, and a relation that only rules derive holds nothing when
-//! none of its rules can fire. Other negations, aggregates and comparisons are left
-//! out: the answer errs only towards "may derive".
+//! atom over some of a positive atom's variables (`cell(p, c), !solved(p, c)`;
+//! `cell(p, c), !broken(p)`). Every derivation of a rule has a row of each such
+//! atom passing its tests, and a row of each cover's positive atom that its negated
+//! atom lacks; a rule without them derives nothing, and a relation that only rules
+//! derive holds nothing when none of its rules can fire. Other negations,
+//! aggregates and comparisons are left out, and each cover is counted alone: the
+//! answer errs only towards "may derive".
 //!
-//! A host that steps a program's dataflow ([`crate::session::stepped`]) asks this
-//! before a step: a step of a program that cannot derive what the host reads of it
-//! would find nothing, so it need not run.
+//! A host that steps a program's dataflow ([`crate::session::stepped`]) keeps a
+//! [`Tally`] of what it feeds the program and asks it before a step: a step of a
+//! program that cannot derive what the host reads of it would find nothing, so it
+//! need not run.
 
 use std::collections::HashMap;
 
@@ -40,8 +42,9 @@ impl Need {
     }
 }
 
-/// A positive atom and a negated one over the same variables, each once: a rule
-/// needs a row of `pos` whose values, in `neg`'s columns, are not a row of `neg`.
+/// A positive atom and a negated one over some of its variables, each once in both:
+/// a rule needs a row of `pos` whose values, in `neg`'s columns, are not a row of
+/// `neg` (`cell(p, c), !solved(p, c)`; `cell(p, c), !broken(p)`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Cover {
     pos: RelId,
@@ -54,14 +57,6 @@ impl Cover {
     /// A row of `pos` as the row of `neg` that covers it.
     fn image(&self, pos_row: &[Value]) -> Vec<Value> {
         self.cols.iter().map(|&c| pos_row[c]).collect()
-    }
-    /// A row of `neg` as the row of `pos` it covers.
-    fn preimage(&self, neg_row: &[Value]) -> Vec<Value> {
-        let mut out = vec![0; self.cols.len()];
-        for (j, &c) in self.cols.iter().enumerate() {
-            out[c] = neg_row[j];
-        }
-        out
     }
 }
 
@@ -189,8 +184,9 @@ pub struct Tally {
     guards: HashMap<RelId, Vec<usize>>,
     /// Per need: the rows passing it (None: not counted, taken as met).
     passing: Vec<Option<usize>>,
-    /// Per cover: the rows its negated atom leaves open.
-    open: Vec<usize>,
+    /// Per cover: the rows its negated atom leaves open, and the rows of its
+    /// positive atom by their image (the row of the negated atom that covers them).
+    open: Vec<(usize, HashMap<Vec<Value>, usize>)>,
 }
 
 impl Tally {
@@ -206,7 +202,7 @@ impl Tally {
                 passing[i] = Some(0);
             }
         }
-        let open = vec![0; firing.covers.len()];
+        let open = vec![(0, HashMap::new()); firing.covers.len()];
         Tally {
             firing,
             heads,
@@ -219,7 +215,9 @@ impl Tally {
     /// Every count back to nothing held.
     pub fn clear(&mut self) {
         self.passing.iter_mut().flatten().for_each(|n| *n = 0);
-        self.open.iter_mut().for_each(|n| *n = 0);
+        self.open
+            .iter_mut()
+            .for_each(|(n, by)| (*n, *by) = (0, HashMap::new()));
     }
 
     /// `row` of `rel` has just entered (`on`) or left the inputs; `has(rel, row)`
@@ -237,12 +235,21 @@ impl Tally {
                 up(n, on);
             }
         }
-        for (c, n) in self.firing.covers.iter().zip(self.open.iter_mut()) {
-            if c.pos == rel && !has(c.neg, &c.image(row)) {
-                up(n, on);
+        for (c, (n, by)) in self.firing.covers.iter().zip(self.open.iter_mut()) {
+            if c.pos == rel {
+                let image = c.image(row);
+                if !has(c.neg, &image) {
+                    up(n, on);
+                }
+                let k = by.entry(image).or_default();
+                up(k, on);
+                if *k == 0 {
+                    by.retain(|_, k| *k > 0);
+                }
             }
-            if c.neg == rel && has(c.pos, &c.preimage(row)) {
-                up(n, !on);
+            if c.neg == rel {
+                let k = by.get(row).copied().unwrap_or(0);
+                *n = if on { n.saturating_sub(k) } else { *n + k };
             }
         }
     }
@@ -252,7 +259,7 @@ impl Tally {
         (self.firing).can_derive(
             &self.heads,
             |i| self.passing[i].is_none_or(|n| n > 0),
-            |k| self.open[k] > 0,
+            |k| self.open[k].0 > 0,
         )
     }
 }
@@ -327,8 +334,8 @@ fn distinct_vars(args: &[Term]) -> Option<Vec<VarId>> {
     Some(vs)
 }
 
-/// The covers of a rule's body: each negated atom over exactly the variables of a
-/// positive atom (outside aggregates), each once in both.
+/// The covers of a rule's body: each negated atom over some of the variables of a
+/// positive atom (outside aggregates; the first such), each once in both.
 fn rule_covers(body: &[Literal]) -> Vec<Cover> {
     let mut out = Vec::new();
     for l in body {
@@ -340,7 +347,7 @@ fn rule_covers(body: &[Literal]) -> Vec<Cover> {
         };
         let pos = body.iter().find_map(|p| match p {
             Literal::Atom { rel, args } => {
-                let pv = distinct_vars(args).filter(|pv| pv.len() == nv.len())?;
+                let pv = distinct_vars(args)?;
                 let cols: Option<Vec<usize>> =
                     nv.iter().map(|v| pv.iter().position(|x| x == v)).collect();
                 Some((*rel, cols?))
@@ -459,12 +466,65 @@ mod tests {
             panic!("one cover: {:?}", f.covers);
         };
         assert_eq!(cover.cols, [1, 0], "done(n, c) against count_of(c, n)");
-        assert_eq!(cover.preimage(&cover.image(&[4, 7])), [4, 7]);
+        assert_eq!(cover.image(&[4, 7]), [7, 4]);
         let (a, b) = (("count_of", vec![1, 2]), ("count_of", vec![3, 4]));
         assert!(derives(&p, &f, "left", &[a.clone(), b.clone()]));
         let done = |c: Value, n: Value| ("done", vec![n, c]);
         assert!(derives(&p, &f, "left", &[a.clone(), b.clone(), done(1, 2)]));
         assert!(!derives(&p, &f, "left", &[a, b, done(1, 2), done(3, 4)]));
+    }
+
+    /// A tally of `keep(c, n) :- slot(c, n), !stop(c), !done(c, n)`, a cover over
+    /// some of `slot`'s variables and one over all: `keep` can fire while a row of
+    /// `slot` is covered by neither, as rows come and go in any order.
+    #[test]
+    fn a_tally_follows_the_rows_a_negated_atom_over_some_variables_leaves_open() {
+        let p = check_str(
+            "tally.dl",
+            ".decl slot(c: number, n: number)
+            .input slot
+            .decl stop(c: number)
+            .input stop
+            .decl done(c: number, n: number)
+            .input done
+            .decl keep(c: number, n: number)
+            keep(c, n) :- slot(c, n), !stop(c), !done(c, n).",
+        )
+        .expect("checks");
+        let f = Firing::of(&p);
+        assert_eq!(f.covers().count(), 2, "{:?}", f.covers);
+        let rel = |name: &str| p.relation(name).unwrap();
+        let mut tally = Tally::new(f, vec![rel("keep")], |_| true);
+        let mut held: std::collections::BTreeSet<(RelId, Vec<Value>)> = Default::default();
+        let mut change = |t: &mut Tally, name: &str, row: Vec<Value>, on: bool| {
+            match on {
+                true => assert!(held.insert((rel(name), row.clone()))),
+                false => assert!(held.remove(&(rel(name), row.clone()))),
+            }
+            t.changed(rel(name), &row, on, |r, x| held.contains(&(r, x.to_vec())));
+        };
+        assert!(!tally.can_fire(), "no slot");
+        change(&mut tally, "stop", vec![1], true);
+        change(&mut tally, "slot", vec![1, 5], true);
+        change(&mut tally, "slot", vec![1, 6], true);
+        assert!(!tally.can_fire(), "both slots of a stopped c");
+        change(&mut tally, "slot", vec![2, 5], true);
+        assert!(tally.can_fire(), "c = 2 is open");
+        change(&mut tally, "done", vec![2, 5], true);
+        // Each cover is counted alone: `stop` leaves (2, 5) open and `done` leaves
+        // (1, 5), so the answer errs towards "may fire".
+        assert!(tally.can_fire(), "each cover leaves a row open");
+        change(&mut tally, "stop", vec![1], false);
+        assert!(tally.can_fire(), "c = 1 open again");
+        change(&mut tally, "stop", vec![2], true);
+        change(&mut tally, "done", vec![1, 5], true);
+        change(&mut tally, "done", vec![1, 6], true);
+        assert!(!tally.can_fire(), "every slot done");
+        change(&mut tally, "slot", vec![1, 6], false);
+        change(&mut tally, "done", vec![1, 6], false);
+        assert!(!tally.can_fire(), "the open slot left first");
+        tally.clear();
+        assert!(!tally.can_fire(), "cleared: nothing held");
     }
 
     #[test]
