@@ -12,8 +12,9 @@
 //! fed to it and changes nothing for it; a tier none of whose rules that write the
 //! base can fire on what it holds is not stepped either, as it would find nothing:
 //! `check::firing`, a rule needs a row of each of its positive atoms that passes
-//! the rule's constants, and one that its negated atom over the same variables
-//! lacks; on a solved grid no technique's rule can fire). The first that derives
+//! the rule's constants, and one that its negated atoms over that atom's variables
+//! lack; on a solved grid no technique's rule can fire, nor on a broken one that
+//! reaches no tier). The first that derives
 //! facts the base lacks hands them to the base's `R__stepped` inputs, the base runs
 //! again, and the host starts over from the lowest tier; the commit ends when no
 //! tier finds anything (or the caller's `halt` says so). That is the block's tier

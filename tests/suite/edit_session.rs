@@ -454,6 +454,47 @@ fn step_script_runs() {
     );
 }
 
+/// The output of each command of an `--echo` session, in order.
+fn by_command(out: &str) -> Vec<(String, Vec<String>)> {
+    let mut v: Vec<(String, Vec<String>)> = Vec::new();
+    for line in out.lines() {
+        match (line.strip_prefix("> "), v.last_mut()) {
+            (Some(cmd), _) => v.push((cmd.to_string(), Vec::new())),
+            (None, Some((_, lines))) => lines.push(line.to_string()),
+            (None, None) => panic!("output before the first command: {line}"),
+        }
+    }
+    v
+}
+
+/// A grid whose givens clash (another 5 in row 1 and column 1 of hard1) reaches no
+/// technique in the editor, as a batch does not (`solve` calls it invalid): its
+/// singles already wait on the contradiction, and now its tiers are not reached
+/// either, so `explain` has no deductions; undo brings hard1's back, techniques and
+/// all.
+#[test]
+fn a_grid_whose_givens_clash_reaches_no_technique() {
+    let script = "explain\nset r1c1 5\nexplain\nundo\nexplain\n";
+    let out = by_command(&run(&["--echo", "hard1"], script));
+    let cmds: Vec<&str> = out.iter().map(|(c, _)| c.as_str()).collect();
+    assert_eq!(
+        cmds,
+        ["explain", "set r1c1 5", "explain", "undo", "explain"]
+    );
+    let hard1 = &out[0].1;
+    assert!(
+        hard1.iter().any(|l| l.contains("naked pair")),
+        "hard1 needs techniques: {hard1:?}"
+    );
+    assert!(
+        (out[1].1.iter()).any(|l| l == "contradiction: row 0 holds 5 twice"),
+        "{:?}",
+        out[1].1
+    );
+    assert_eq!(out[2].1, ["no deductions"]);
+    assert_eq!(&out[4].1, hard1);
+}
+
 /// `--echo`: a script's commands appear after the prompt, before their output;
 /// blank lines and comments do not. Without it the same script prints only results.
 #[test]
