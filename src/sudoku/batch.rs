@@ -84,7 +84,7 @@ pub const IN_FLIGHT: usize = 384;
 /// which [`BATCH`] and [`IN_FLIGHT`] are set: a lighter rule set holds
 /// proportionally more nodes in the same memory (`fast.dl`: ~0.3 MiB a node,
 /// against 1.2).
-const FULL_RULES_STEPS: usize = 273;
+const FULL_RULES_STEPS: usize = 274;
 
 /// The most nodes a batch holds by default, however light the rules: larger
 /// batches wait longer on their slowest node's rounds (`fast.dl`, 1,000 17-clue
