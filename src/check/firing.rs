@@ -241,10 +241,13 @@ impl Tally {
                 if !has(c.neg, &image) {
                     up(n, on);
                 }
-                let k = by.entry(image).or_default();
-                up(k, on);
-                if *k == 0 {
-                    by.retain(|_, k| *k > 0);
+                if on {
+                    *by.entry(image).or_default() += 1;
+                } else if let Some(k) = by.get_mut(&image) {
+                    *k -= 1;
+                    if *k == 0 {
+                        by.remove(&image);
+                    }
                 }
             }
             if c.neg == rel {
