@@ -8,20 +8,19 @@
 //! A commit runs the base to its fixpoint; then the tiers in order, each fed the
 //! changes of what it reads since its last step (a tier whose reads did not change
 //! since it last found nothing is skipped; a fact that none of its rules' atoms can
-//! match, such as `reach(p, 6)` for a tier that reads only `reach(p, 2)`, is not
-//! fed to it and changes nothing for it; a tier none of whose rules that write the
-//! base can fire on what it holds is not stepped either, as it would find nothing:
-//! `check::firing`, a rule needs a row of each of its positive atoms that passes
-//! the rule's constants, and one that its negated atoms over that atom's variables
-//! lack; on a solved grid no technique's rule can fire, nor on a broken one that
-//! reaches no tier). The first that derives
-//! facts the base lacks hands them to the base's `R__stepped` inputs, the base runs
-//! again, and the host starts over from the lowest tier; the commit ends when no
-//! tier finds anything (or the caller's `halt` says so). That is the block's tier
-//! order, so it reaches the block's fixpoint, and no round of a dataflow reaches
-//! operators of tiers it does not need: a grid that needs two tiers builds and runs
-//! two small dataflows besides the base. A tier's dataflow is built the first time
-//! it is stepped.
+//! match, such as `reach(p, 6)` for a tier that reads only `reach(p, 2)`, is not fed to
+//! it and changes nothing for it; a tier none of whose rules that write the base can
+//! fire on what it holds is not stepped either, as it would find nothing:
+//! `check::firing`, a rule needs a row of each of its positive atoms that passes the
+//! rule's constants, and one that its negated atoms over that atom's variables lack; on
+//! a solved grid no technique's rule can fire, nor on a broken one that reaches no
+//! tier). The first that derives facts the base lacks hands them to the base's
+//! `R__stepped` inputs, the base runs again, and the host starts over from the lowest
+//! tier; the commit ends when no tier finds anything (or the caller's `halt` says so).
+//! That is the block's tier order, so it reaches the block's fixpoint, and no round of
+//! a dataflow reaches operators of tiers it does not need: a grid that needs two tiers
+//! builds and runs two small dataflows besides the base. A tier's dataflow is built the
+//! first time it is stepped.
 //!
 //! The fixpoint across dataflows is the host's: a commit that retracts an input
 //! first withdraws every fact the tiers handed to the base, and the tiers find again

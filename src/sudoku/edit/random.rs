@@ -118,14 +118,14 @@ pub fn random_edit(rng: &mut Rng, ed: &Editor) -> String {
 
 /// Times a long random edit session on the 9x9 Drools samples under `program`: `n`
 /// edits that change the givens (see [`random_edit`]; commands that fail or change
-/// nothing are skipped), as `draw` says (a seed, or a script). Returns the engine's time for each edit's
-/// incremental commit and, for every `scratch_every`-th of those states (the 1st,
-/// then every `scratch_every`-th after it; never if 0), the time of a from-scratch
-/// evaluation of the same givens on a second board (`reset`, `add`, `commit`: a new
-/// dataflow built and run to its fixpoint). `after(k)` is called after the k-th edit,
-/// while the session is alive (to read memory, say). With `profile`, the session
-/// measures its rules as it runs (see [`Options::profile`]; the times then include
-/// the measuring), and the costs come back with the program the session ran.
+/// nothing are skipped), as `draw` says (a seed, or a script). Returns the engine's
+/// time for each edit's incremental commit and, for every `scratch_every`-th of those
+/// states (the 1st, then every `scratch_every`-th after it; never if 0), the time of a
+/// from-scratch evaluation of the same givens on a second board (`reset`, `add`,
+/// `commit`: a new dataflow built and run to its fixpoint). `after(k)` is called after
+/// the k-th edit, while the session is alive (to read memory, say). With `profile`, the
+/// session measures its rules as it runs (see [`Options::profile`]; the times then
+/// include the measuring), and the costs come back with the program the session ran.
 /// `split`: the program's tiers, stepped by the host in both boards (see
 /// [`Options::stepped`]; a profile charges the base's and the tiers' costs to `program`'s rules).
 pub fn bench_edits(
