@@ -211,9 +211,8 @@ impl<'a> Block<'a> {
 }
 
 /// Splits `ast` (which checks): `None` when no fixpoint block has rules of tier 2 and
-/// up, when more than one has, when what a higher tier derives is read outside the
-/// block but not kept by the base (no rule below tier 2 derives it), or when a tier's
-/// rules read what only another tier above 1 derives (see `tier_items`).
+/// up, when more than one has, or when a tier's rules read what only another tier
+/// above 1 derives (see `tier_items`).
 pub fn split(sources: &SourceMap, ast: &Ast) -> Result<Option<TierSplit>, CheckError> {
     let tiered: Vec<usize> = (0..ast.items.len())
         .filter(|&i| match &ast.items[i] {
@@ -250,23 +249,20 @@ pub fn split(sources: &SourceMap, ast: &Ast) -> Result<Option<TierSplit>, CheckE
         .iter()
         .map(|r| r.head.relation.name.as_str())
         .collect();
-    // What the higher tiers derive that the base keeps: the host hands it back.
+    // What the higher tiers derive that the base keeps: the host hands it back. The
+    // base keeps what its own rules derive, and what its rules or the rest of the
+    // program read that only higher tiers derive (a tier's head is accumulating: the
+    // host's facts are then all the base holds of it).
+    let read_below: BTreeSet<&str> = (base_rules.iter().chain(&outside))
+        .flat_map(|r| reads(r))
+        .collect();
     let writes: BTreeSet<&str> = block
         .rules
         .iter()
         .filter(|r| high(r))
         .map(|r| r.head.relation.name.as_str())
-        .filter(|n| computed.contains(n))
+        .filter(|n| computed.contains(n) || read_below.contains(n))
         .collect();
-    // Unsplittable: what a higher tier derives is read outside the block, but the base
-    // does not keep it (no rule below tier 2 derives it), so nothing would hand it on.
-    let lost = block.rules.iter().filter(|r| high(r)).any(|r| {
-        let n = r.head.relation.name.as_str();
-        !writes.contains(n) && outside.iter().any(|o| reads(o).contains(&n))
-    });
-    if lost {
-        return Ok(None);
-    }
     let mut tiers: Vec<u32> = block
         .rules
         .iter()
@@ -617,20 +613,47 @@ pub(crate) mod tests {
     fn a_block_without_higher_tiers_is_not_split() {
         let singles = split_files(&[datalog("singles.dl")], &FsLoader).unwrap();
         assert!(singles.is_none());
-        // A relation of the block that only a tier-2 rule derives, read outside it: the
-        // base does not keep it, so nothing would hand it on.
-        let text =
-            TOY.replace(
-                "seen(k, y) :- seen(k, x), far(x, y).",
-                "jump(k, y) :- seen(k, x), far(x, y).",
-            )
-            .replace(
-                ".view stuck(k: number, x: number)",
-                ".view stuck(k: number, x: number)\n.decl jump(k: number, x: number)",
-            ) + "\n.decl jumped(k: number, x: number)\njumped(k, x) :- jump(k, x).\n";
-        let (sources, ast) = parse_str("toy.dl", &text).unwrap();
-        crate::check::check(sources.clone(), &ast).expect("it checks");
-        assert!(split(&sources, &ast).unwrap().is_none());
+    }
+
+    /// TOY with `jump`, a relation of the block that only tier 2 derives, read
+    /// outside the block.
+    fn jump_read_outside() -> String {
+        TOY.replace(
+            "seen(k, y) :- seen(k, x), far(x, y).",
+            "jump(k, y) :- seen(k, x), far(x, y).",
+        )
+        .replace(
+            ".view stuck(k: number, x: number)",
+            ".view stuck(k: number, x: number)\n.decl jump(k: number, x: number)",
+        ) + "\n.decl jumped(k: number, x: number)\njumped(k, x) :- jump(k, x).\n"
+    }
+
+    /// An accumulating relation that only a higher tier derives, read below tier 2
+    /// or outside the block, is kept by the base: the tier hands it on. (The base
+    /// kept an empty relation when only its own rules read it, and the split was
+    /// refused when the rest of the program read it.)
+    #[test]
+    fn what_only_a_higher_tier_derives_is_handed_to_the_base_that_reads_it() {
+        for text in [jump_read_outside(), jump_read_below()] {
+            let (sources, ast) = parse_str("toy.dl", &text).unwrap();
+            crate::check::check(sources.clone(), &ast).expect("it checks");
+            let split = split(&sources, &ast).unwrap().expect("tiers 2 and 3");
+            assert_eq!(split.tiers[0].writes, ["jump"]);
+            assert!(split.base.relation(&format!("jump{HOST_INPUT}")).is_some());
+        }
+    }
+
+    /// TOY with `jump`, an accumulating relation of the block that only tier 2
+    /// derives, read by a rule of tier 1: what is seen from a jump.
+    fn jump_read_below() -> String {
+        TOY.replace(
+            "seen(k, y) :- seen(k, x), far(x, y).",
+            "jump(k, y) :- seen(k, x), far(x, y).\n            @tier(1)\n            seen(k, y) :- jump(k, y).",
+        )
+        .replace(
+            ".view stuck(k: number, x: number)",
+            ".view stuck(k: number, x: number)\n.decl jump(k: number, x: number)",
+        )
     }
 
     #[test]

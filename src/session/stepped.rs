@@ -877,6 +877,23 @@ mod tests {
         through_edits(&labelled());
     }
 
+    /// The same with tier 2 deriving `jump`, an accumulating relation that only it
+    /// derives and a rule of tier 1 reads: the base holds the jumps the host hands it.
+    #[test]
+    fn what_only_a_higher_tier_derives_reaches_the_base_that_reads_it() {
+        let text = labelled()
+            .replace(
+                "seen(k, y) :- seen(k, x), far(x, y), open(y, \"yes\").",
+                "jump(k, y) :- seen(k, x), far(x, y), open(y, \"yes\").\n            @tier(1)\n            seen(k, y) :- jump(k, y).",
+            )
+            .replace(
+                ".view stuck(k: number, x: number)",
+                ".view stuck(k: number, x: number)\n.decl jump(k: number, x: number)",
+            );
+        assert!(text.contains("jump(k, y) :- seen") && text.contains(".decl jump"));
+        through_edits(&text);
+    }
+
     /// The same with tier 2 acting on key 0 only: the base's facts of `seen` with
     /// key 1 are none of its business, so they are not fed to it, and that changes
     /// nothing the session holds.
