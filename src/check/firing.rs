@@ -215,9 +215,10 @@ impl Tally {
     /// Every count back to nothing held.
     pub fn clear(&mut self) {
         self.passing.iter_mut().flatten().for_each(|n| *n = 0);
-        self.open
-            .iter_mut()
-            .for_each(|(n, by)| (*n, *by) = (0, HashMap::new()));
+        for (n, by) in &mut self.open {
+            *n = 0;
+            by.clear();
+        }
     }
 
     /// `row` of `rel` has just entered (`on`) or left the inputs; `has(rel, row)`

@@ -618,14 +618,31 @@ pub(crate) mod tests {
     /// TOY with `jump`, a relation of the block that only tier 2 derives, read
     /// outside the block.
     fn jump_read_outside() -> String {
-        TOY.replace(
-            "seen(k, y) :- seen(k, x), far(x, y).",
-            "jump(k, y) :- seen(k, x), far(x, y).",
+        with_jump(TOY, "seen(k, x), far(x, y)")
+            + "\n.decl jumped(k: number, x: number)\njumped(k, x) :- jump(k, x).\n"
+    }
+
+    /// `text` (TOY or a variant) with its tier-2 rule `seen(k, y) :- BODY.` deriving
+    /// `jump` instead, an accumulating relation of the block that only tier 2
+    /// derives.
+    fn with_jump(text: &str, body: &str) -> String {
+        let rule = format!("seen(k, y) :- {body}.");
+        assert!(text.contains(&rule), "no rule {rule}");
+        text.replace(&rule, &format!("jump(k, y) :- {body}."))
+            .replace(
+                ".view stuck(k: number, x: number)",
+                ".view stuck(k: number, x: number)\n.decl jump(k: number, x: number)",
+            )
+    }
+
+    /// [`with_jump`], and a rule of tier 1 that reads `jump`: what is seen from a
+    /// jump.
+    pub(crate) fn jump_read_below(text: &str, body: &str) -> String {
+        let rule = format!("jump(k, y) :- {body}.");
+        with_jump(text, body).replace(
+            &rule,
+            &format!("{rule}\n            @tier(1)\n            seen(k, y) :- jump(k, y)."),
         )
-        .replace(
-            ".view stuck(k: number, x: number)",
-            ".view stuck(k: number, x: number)\n.decl jump(k: number, x: number)",
-        ) + "\n.decl jumped(k: number, x: number)\njumped(k, x) :- jump(k, x).\n"
     }
 
     /// An accumulating relation that only a higher tier derives, read below tier 2
@@ -634,26 +651,16 @@ pub(crate) mod tests {
     /// refused when the rest of the program read it.)
     #[test]
     fn what_only_a_higher_tier_derives_is_handed_to_the_base_that_reads_it() {
-        for text in [jump_read_outside(), jump_read_below()] {
+        for text in [
+            jump_read_outside(),
+            jump_read_below(TOY, "seen(k, x), far(x, y)"),
+        ] {
             let (sources, ast) = parse_str("toy.dl", &text).unwrap();
             crate::check::check(sources.clone(), &ast).expect("it checks");
             let split = split(&sources, &ast).unwrap().expect("tiers 2 and 3");
             assert_eq!(split.tiers[0].writes, ["jump"]);
             assert!(split.base.relation(&format!("jump{HOST_INPUT}")).is_some());
         }
-    }
-
-    /// TOY with `jump`, an accumulating relation of the block that only tier 2
-    /// derives, read by a rule of tier 1: what is seen from a jump.
-    fn jump_read_below() -> String {
-        TOY.replace(
-            "seen(k, y) :- seen(k, x), far(x, y).",
-            "jump(k, y) :- seen(k, x), far(x, y).\n            @tier(1)\n            seen(k, y) :- jump(k, y).",
-        )
-        .replace(
-            ".view stuck(k: number, x: number)",
-            ".view stuck(k: number, x: number)\n.decl jump(k: number, x: number)",
-        )
     }
 
     #[test]

@@ -822,7 +822,7 @@ mod tests {
 
     use super::Stepped;
     use crate::check::ir::{Program, Value};
-    use crate::check::split::{split, tests::TOY};
+    use crate::check::split::{split, tests::jump_read_below, tests::TOY};
     use crate::session::{Config, Observe, Session};
     use crate::syntax::parse_str;
 
@@ -881,17 +881,8 @@ mod tests {
     /// derives and a rule of tier 1 reads: the base holds the jumps the host hands it.
     #[test]
     fn what_only_a_higher_tier_derives_reaches_the_base_that_reads_it() {
-        let text = labelled()
-            .replace(
-                "seen(k, y) :- seen(k, x), far(x, y), open(y, \"yes\").",
-                "jump(k, y) :- seen(k, x), far(x, y), open(y, \"yes\").\n            @tier(1)\n            seen(k, y) :- jump(k, y).",
-            )
-            .replace(
-                ".view stuck(k: number, x: number)",
-                ".view stuck(k: number, x: number)\n.decl jump(k: number, x: number)",
-            );
-        assert!(text.contains("jump(k, y) :- seen") && text.contains(".decl jump"));
-        through_edits(&text);
+        let far = "seen(k, x), far(x, y), open(y, \"yes\")";
+        through_edits(&jump_read_below(&labelled(), far));
     }
 
     /// The same with tier 2 acting on key 0 only: the base's facts of `seen` with
