@@ -680,22 +680,7 @@ impl Editor {
         }
         // What was shown before, resolved against the state before the commit.
         let before = self.visible(self.horizon);
-        if target.shape != self.givens.shape {
-            // Another geometry: a different puzzle altogether.
-            self.board.reset()?;
-            self.board.add(P, &target)?;
-        } else {
-            for (c, (&a, &b)) in self.givens.values.iter().zip(&target.values).enumerate() {
-                if a != b {
-                    if a != 0 {
-                        self.board.set_given(P, c, a, false)?;
-                    }
-                    if b != 0 {
-                        self.board.set_given(P, c, b, true)?;
-                    }
-                }
-            }
-        }
+        move_givens(&mut self.board, &self.givens, &target)?;
         self.givens = target;
         let commit = self.board.commit()?;
         self.last_commit = Some(commit.elapsed);
@@ -886,21 +871,7 @@ impl Editor {
             board.add(P, held)?;
         }
         let (board, held) = self.validator.as_mut().expect("made above");
-        if held.shape != self.givens.shape {
-            board.reset()?;
-            board.add(P, &self.givens)?;
-        } else {
-            for (c, (&a, &b)) in held.values.iter().zip(&self.givens.values).enumerate() {
-                if a != b {
-                    if a != 0 {
-                        board.set_given(P, c, a, false)?;
-                    }
-                    if b != 0 {
-                        board.set_given(P, c, b, true)?;
-                    }
-                }
-            }
-        }
+        move_givens(board, held, &self.givens)?;
         *held = self.givens.clone();
         board.commit()?;
         let mut out = String::new();
@@ -911,6 +882,27 @@ impl Editor {
         out.push_str("Validation complete.\n");
         Ok(out)
     }
+}
+
+/// Makes `to` the givens of `board`'s puzzle, which holds `from`: the givens that
+/// differ retracted and inserted, or, for a grid of another shape (a different
+/// puzzle), the board reset and `to` added. Pending until the board commits.
+fn move_givens(board: &mut Board, from: &Grid, to: &Grid) -> Result<(), String> {
+    if from.shape != to.shape {
+        board.reset()?;
+        return board.add(P, to);
+    }
+    for (c, (&a, &b)) in from.values.iter().zip(&to.values).enumerate() {
+        if a != b {
+            if a != 0 {
+                board.set_given(P, c, a, false)?;
+            }
+            if b != 0 {
+                board.set_given(P, c, b, true)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A value typed by the user: a digit of the grid's alphabet (`7`, `A` on 16x16) or a
