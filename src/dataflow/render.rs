@@ -479,7 +479,8 @@ where
 /// 8); 6 five or six at once (`fast.dl` rendered there at 0.91x of its time at full
 /// width on 2,000 17-clue puzzles, before its weights became one sum); the full
 /// rules need [`WIDTH`]. Each width is a copy of the rendering
-/// code (three renderings each): a width costs ~45 seconds of every release build.
+/// code (three renderings each): a width costs ~4 CPU-minutes of every release
+/// build of the library (docs/PERFORMANCE.md, session 69).
 ///
 /// [`WIDTH`]: super::row::WIDTH
 pub fn width(program: &Program, plan: &Plan) -> usize {
@@ -506,12 +507,20 @@ pub fn render<'s>(
     outputs: &Outputs,
     profile: Option<ProfileCell>,
 ) -> Dataflow {
+    #[cfg(not(test))]
     match width(program, plan) {
         2 => render_at::<2>(scope, program, plan, outputs, profile),
         4 => render_at::<4>(scope, program, plan, outputs, profile),
         6 => render_at::<6>(scope, program, plan, outputs, profile),
         _ => render_at::<{ super::row::WIDTH }>(scope, program, plan, outputs, profile),
     }
+    // The library's own unit tests render every plan at the full width: one copy of
+    // the rendering code instead of four in their build, which compiles the whole
+    // library a second time. They check what a rendering computes, which the width
+    // does not change (rows are padded); the integration suite links the library as
+    // shipped and runs programs of every width against the reference evaluator.
+    #[cfg(test)]
+    render_at::<{ super::row::WIDTH }>(scope, program, plan, outputs, profile)
 }
 
 /// Each relation's collection at the top level, by relation.
