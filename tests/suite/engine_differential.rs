@@ -923,6 +923,55 @@ fn capped_counts_under_edits() {
     }
 }
 
+/// One program at each width a plan renders at (2, 4, 6, and the full width), each
+/// recursive, through both renderings with 1 and 2 workers against the reference.
+/// The library's own unit tests render every plan at the full width, so these are
+/// what runs the narrower copies of the rendering code before the benches do.
+#[test]
+fn every_width_agrees_with_the_reference() {
+    /// (width, program, facts).
+    type Case<'a> = (usize, &'a str, &'a [(&'a str, &'a [Value])]);
+    let cases: [Case; 4] = [
+        (
+            2,
+            ".decl e(x: number, y: number)\n.decl p(x: number, y: number)\n\
+             p(x, y) :- e(x, y).\np(x, z) :- p(x, y), e(y, z).\n",
+            &[("e", &[1, 2]), ("e", &[2, 3]), ("e", &[3, 1]), ("e", &[3, 4])],
+        ),
+        (
+            4,
+            ".decl e(x: number, y: number)\n.decl t(x: number, y: number, z: number)\n\
+             .decl r(x: number, y: number)\n\
+             r(x, y) :- e(x, y).\nr(x, z) :- r(x, y), r(y, z), x != z.\n\
+             t(x, y, z) :- r(x, y), r(y, z), r(z, x).\n",
+            &[("e", &[1, 2]), ("e", &[2, 3]), ("e", &[3, 1]), ("e", &[4, 5])],
+        ),
+        (
+            6,
+            ".decl e(x: number, y: number)\n.decl q(a: number, b: number)\n\
+             q(a, b) :- e(a, b).\n\
+             q(a, d) :- q(a, b), e(b, c), e(c, d), e(f, a), a + b + c + d + f > 4.\n",
+            &[("e", &[1, 2]), ("e", &[2, 3]), ("e", &[3, 4]), ("e", &[4, 1])],
+        ),
+        (
+            sudolog::MAX_ARITY,
+            ".decl s(a: number, b: number, c: number, d: number, e: number, f: number, g: number)\n\
+             .decl n(a: number, b: number)\n\
+             s(a, b, c, d, e, f, g) :- n(a, b), c = a + b, d = a * b, e = a - b, f = 1, g = 2.\n\
+             n(b, a) :- s(a, b, _, _, _, _, _).\n",
+            &[("n", &[1, 2]), ("n", &[3, 5])],
+        ),
+    ];
+    for (w, text, list) in cases {
+        let p = program(text);
+        let planned = sudolog::plan::plan(&p, false).expect("the program plans");
+        assert_eq!(sudolog::dataflow::render::width(&p, &planned), w, "{text}");
+        let o = agree_both(&p, &facts(&p, list));
+        let derived: usize = o.contents.iter().map(|c| c.len()).sum();
+        assert!(derived > list.len(), "width {w}: the rules derived nothing");
+    }
+}
+
 /// Relations of the maximum arity and rules that hold eight variables at once; a rule
 /// that would need nine is refused when the session is planned.
 #[test]
