@@ -924,9 +924,10 @@ fn capped_counts_under_edits() {
 }
 
 /// One program at each width a plan renders at (2, 4, 6, and the full width), each
-/// recursive, through both renderings with 1 and 2 workers against the reference.
-/// The library's own unit tests render every plan at the full width, so these are
-/// what runs the narrower copies of the rendering code before the benches do.
+/// recursive, through both renderings with 1 and 2 workers against the reference,
+/// without explanations (explain records can widen a plan) and with them. The
+/// library's own unit tests render every plan at the full width, so these are what
+/// runs the narrower copies of the rendering code before the benches do.
 #[test]
 fn every_width_agrees_with_the_reference() {
     /// (width, program, facts).
@@ -966,9 +967,20 @@ fn every_width_agrees_with_the_reference() {
         let p = program(text);
         let planned = sudolog::plan::plan(&p, false).expect("the program plans");
         assert_eq!(sudolog::dataflow::render::width(&p, &planned), w, "{text}");
-        let o = agree_both(&p, &facts(&p, list));
-        let derived: usize = o.contents.iter().map(|c| c.len()).sum();
-        assert!(derived > list.len(), "width {w}: the rules derived nothing");
+        let inputs = facts(&p, list);
+        for explain in [false, true] {
+            let expected = eng::run_naive(&p, &inputs, explain);
+            for (batch, workers) in [(true, 1), (true, 2), (false, 1), (false, 2)] {
+                let actual = eng::run_fresh_with(&p, &inputs, workers, explain, batch);
+                let d = eng::diff(&p, &expected, &actual);
+                assert!(
+                    d.is_none(),
+                    "width {w}, explain {explain}, batch {batch}, {workers} worker(s): {d:?}"
+                );
+            }
+            let derived: usize = expected.contents.iter().map(|c| c.len()).sum();
+            assert!(derived > list.len(), "width {w}: the rules derived nothing");
+        }
     }
 }
 
